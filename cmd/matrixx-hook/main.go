@@ -1,0 +1,10 @@
+// Command matrixx-hook: see `matrixx-hook --help` and README.md.
+package main
+
+import (
+	"os"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+)
+
+func main() { os.Exit(cli.MatrixxHook(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

@@ -1,0 +1,160 @@
+// Package cli implements the binaries' command lines. Each exported
+// function is one binary's whole main: it takes the arguments and the three
+// standard streams and returns the exit status (DESIGN §6), so cmd/*/main.go
+// is one call and t/ can register every binary in one testscript.Main.
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/alecthomas/kong"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"golang.org/x/term"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
+)
+
+// app is one invocation: its streams, environment and exit status.
+type app struct {
+	name   string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	env    project.Env
+	pretty bool
+	exit   int
+}
+
+// command is a parsed kong model that can run.
+type command interface {
+	run(a *app) error
+}
+
+// exitRequest carries kong's exit status out of Parse (kong exits on its
+// own for --help and --version).
+type exitRequest int
+
+// Version returns the module version the binary was built from
+// ("devel+<rev>" for local builds).
+func Version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	v := info.Main.Version
+	if v != "" && v != "(devel)" {
+		return v
+	}
+	v = "devel"
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += "+" + s.Value[:12]
+		}
+	}
+	return v
+}
+
+// run parses args into cmd with kong and runs it, mapping every outcome to
+// an exit status (D2). It never panics and never calls os.Exit.
+func run(name, description string, cmd command, args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
+	a := &app{name: name, stdin: stdin, stdout: stdout, stderr: stderr, env: project.OS()}
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if code, ok := r.(exitRequest); ok {
+			status = int(code)
+			return
+		}
+		status = a.fail(errcode.New(errcode.InternalError, "unexpected failure (a bug, please report): %v", r))
+	}()
+	parser, err := kong.New(cmd,
+		kong.Name(name),
+		kong.Description(description),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { panic(exitRequest(code)) }),
+		kong.Vars{"version": name + " " + Version()},
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, WrapUpperBound: 100}),
+	)
+	if err != nil {
+		return a.fail(errcode.Wrap(errcode.InternalError, err, "building the command line"))
+	}
+	if _, err := parser.Parse(args); err != nil {
+		return a.fail(errcode.New(errcode.InvalidArguments, "%v (see %s --help)", err, name))
+	}
+	if err := cmd.run(a); err != nil {
+		return a.fail(err)
+	}
+	return a.exit
+}
+
+// fail prints err as the flat envelope of D2 on stdout and a human line on
+// stderr, and returns its exit status.
+func (a *app) fail(err error) int {
+	e := errcode.As(err)
+	fmt.Fprintf(a.stderr, "%s: %s\n", a.name, e.Error())
+	a.emit(struct {
+		Error   errcode.Code `json:"error"`
+		Message string       `json:"message"`
+	}{e.Code, e.Message})
+	return errcode.ExitStatus(e)
+}
+
+// emit writes v as the one JSON document on stdout: compact, or indented
+// with --pretty, keys in a stable order (D3).
+func (a *app) emit(v any) {
+	opts := []json.Options{json.Deterministic(true)}
+	if a.pretty {
+		opts = append(opts, jsontext.WithIndent("  "))
+	}
+	b, err := json.Marshal(v, opts...)
+	if err != nil {
+		b = []byte(`{"error":"internal_error","message":"encoding the answer failed"}`)
+	}
+	b = append(b, '\n')
+	_, _ = a.stdout.Write(b)
+}
+
+// warnf prints a human diagnostic on stderr.
+func (a *app) warnf(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "%s: "+format+"\n", append([]any{a.name}, args...)...)
+}
+
+// readInput reads the stdin document (D1). It returns empty=true when
+// stdin is a terminal or holds only whitespace; the document is then "{}".
+func (a *app) readInput() (data []byte, empty bool, err error) {
+	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return []byte("{}"), true, nil
+	}
+	return input.Read(a.stdin, input.MaxBytes)
+}
+
+// needInput is the usage error for a tool that got no input at all.
+func (a *app) needInput(example string) error {
+	return errcode.New(errcode.InvalidArguments, "no input: pipe a JSON document on stdin (e.g. %s) or use flags; see %s --help", example, a.name)
+}
+
+// lockTimeout resolves the lock budget: the flag, else
+// $MATRIXX_LOCK_TIMEOUT_MS, else the lock package default.
+func (a *app) lockTimeout(flag time.Duration) (time.Duration, error) {
+	if flag > 0 {
+		return flag, nil
+	}
+	if v := a.env.Getenv("MATRIXX_LOCK_TIMEOUT_MS"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms <= 0 {
+			return 0, errcode.New(errcode.InvalidArguments, "MATRIXX_LOCK_TIMEOUT_MS=%q is not a positive number of milliseconds", v)
+		}
+		return time.Duration(ms) * time.Millisecond, nil
+	}
+	return 0, nil
+}

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/alecthomas/kong"
+	"github.com/go-json-experiment/json"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
+)
+
+// globals are the flags every task binary takes.
+type globals struct {
+	Dir     string           `short:"C" name:"dir" placeholder:"DIR" help:"Use DIR as the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else the nearest ancestor holding .matrixx/ or .git)."`
+	Session string           `name:"session" placeholder:"ID" help:"Session id stamped as threadID on writes (default: $MATRIXX_SESSION_ID, else \"no-session\")."`
+	Pretty  bool             `help:"Indent the JSON answer."`
+	Version kong.VersionFlag `help:"Print the version and exit."`
+}
+
+// writeFlags are the flags of binaries that take the lock.
+type writeFlags struct {
+	LockTimeout time.Duration `name:"lock-timeout" placeholder:"DUR" help:"Budget for taking the store lock, e.g. 500ms, 30s (default: $MATRIXX_LOCK_TIMEOUT_MS, else 10s)."`
+}
+
+// env is the resolved context of one command.
+type env struct {
+	root  string
+	cfg   *config.Config
+	store *store.Store
+}
+
+// open resolves project root, config and store (D11, D12, spec §3.3) and
+// prints config warnings on stderr.
+func (a *app) open(g *globals, w *writeFlags) (*env, error) {
+	a.pretty = g.Pretty
+	root, err := project.Root(g.Dir, a.env)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.InternalError, err, "finding the project root")
+	}
+	ocDir := project.OpenCodeDir(a.env)
+	cfg, err := config.Load(ocDir, root)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range cfg.Warnings {
+		a.warnf("warning: %s", w)
+	}
+	layout := store.Resolve(root, cfg.Tasks, a.env.Getenv("ULTRAWORK_TASK_LIST_ID"), ocDir)
+	st := &store.Store{
+		Dir:        layout.Dir,
+		Root:       root,
+		Session:    project.Session(g.Session, a.env),
+		LegacyDir:  layout.LegacyDir,
+		StaleAfter: time.Duration(cfg.Tasks.StaleAfterHours * float64(time.Hour)),
+		Log:        a.stderr,
+	}
+	st.Lock.NoKernel = a.env.Getenv("MATRIXX_NO_FLOCK") == "1"
+	if w != nil {
+		if st.Lock.Timeout, err = a.lockTimeout(w.LockTimeout); err != nil {
+			return nil, err
+		}
+	}
+	if a.env.Getenv("MATRIXX_DEBUG") != "" {
+		st.OnLock = func(s lock.Stats) {
+			b, _ := json.Marshal(s)
+			fmt.Fprintf(a.stderr, "%s: debug: lock %s\n", a.name, b)
+		}
+	}
+	return &env{root: root, cfg: cfg, store: st}, nil
+}

@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"io"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+const cleanupHelp = `Delete finished tasks (spec §6.5).
+
+  task-cleanup                         delete every completed task
+  task-cleanup --older-than 7d         only completed tasks idle for more than 7 days
+  task-cleanup --include-deleted       also tasks marked deleted
+  task-cleanup --stale --older-than 48h  also active tasks idle for more than 48h
+  task-cleanup --dry-run               say what would go, delete nothing
+
+Age is the file's modification time. Corrupt files are reported, never deleted; temp files
+left by killed writers are swept.
+Answer: {"deleted":N,"remaining":N,"deletedIds":[…],"dryRun"?:true,"sweptTemps"?:[…],"problems"?:[…]}`
+
+type cleanupCmd struct {
+	globals
+	writeFlags
+	OlderThan      string `name:"older-than" placeholder:"AGE" help:"Only tasks idle for longer than AGE: <n>d, <n>h or <n>m."`
+	IncludeDeleted bool   `name:"include-deleted" help:"Also delete tasks with status deleted."`
+	Stale          bool   `help:"Also delete pending/in_progress tasks idle past --older-than (else tasks.stale_after_hours)."`
+	DryRun         bool   `name:"dry-run" help:"Report what would be deleted; delete nothing."`
+}
+
+// TaskCleanup is the task-cleanup binary.
+func TaskCleanup(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run("task-cleanup", cleanupHelp, &cleanupCmd{}, args, stdin, stdout, stderr)
+}
+
+func (c *cleanupCmd) run(a *app) error {
+	a.pretty = c.Pretty
+	req := &task.CleanupRequest{OlderThan: c.OlderThan, IncludeDeleted: c.IncludeDeleted, Stale: c.Stale, DryRun: c.DryRun}
+	if c.OlderThan == "" && !c.IncludeDeleted && !c.Stale && !c.DryRun {
+		data, _, err := a.readInput()
+		if err != nil {
+			return err
+		}
+		if req, err = task.ParseCleanup(data); err != nil {
+			return err
+		}
+	} else if err := req.Validate(); err != nil {
+		return err
+	}
+	e, err := a.open(&c.globals, &c.writeFlags)
+	if err != nil {
+		return err
+	}
+	res, err := e.store.Cleanup(req)
+	if err != nil {
+		return err
+	}
+	for _, p := range res.Problems {
+		a.warnf("skipped %s: %s", p.File, p.Error)
+	}
+	a.emit(res)
+	return nil
+}

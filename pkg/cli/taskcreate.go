@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"io"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+const createHelp = `Create tasks in the project's store (spec §6.1).
+
+Reads one task object or a batch {"items":[…]} on stdin, or builds one task from flags:
+
+  echo '{"subject":"Build backend","blockedBy":["T-…"]}' | task-create
+  task-create --subject "Build backend" --blocked-by T-…
+
+Fields: subject (required), description, activeForm, blocks, blockedBy, owner, priority
+(low|medium|high), metadata (object), repoURL, parentID. New tasks are pending and carry
+threadID (--session) and projectRoot. An active task with the same trimmed subject written in
+the last 10 minutes is returned with "deduplicated":true instead of a new one.
+
+Answer: {"tasks":[{"id","subject"[,"deduplicated":true]}],"errors":[{"index","error","message"}]}
+Exit: 0 all created, 3 some items failed, 1 all failed or a tool error, 2 usage error.`
+
+type createCmd struct {
+	globals
+	writeFlags
+	Subject     string   `short:"s" help:"Subject of one task (instead of stdin)."`
+	Description string   `short:"d" help:"Description."`
+	ActiveForm  string   `name:"active-form" help:"Present-continuous form, e.g. \"Building backend\"."`
+	BlockedBy   []string `name:"blocked-by" sep:"," placeholder:"ID" help:"Ids this task waits for (repeat or comma-separate)."`
+	Blocks      []string `name:"blocks" sep:"," placeholder:"ID" help:"Ids this task blocks."`
+	Owner       string   `help:"Owner (agent name)."`
+	Priority    string   `enum:",low,medium,high" default:"" help:"low, medium or high."`
+	Parent      string   `name:"parent" placeholder:"ID" help:"Parent task id (makes this a subtask)."`
+	RepoURL     string   `name:"repo-url" help:"Repository URL."`
+	Metadata    string   `placeholder:"JSON" help:"Metadata object as JSON."`
+}
+
+func (c *createCmd) flagsGiven() bool {
+	return c.Subject != "" || c.Description != "" || c.ActiveForm != "" || len(c.BlockedBy) > 0 ||
+		len(c.Blocks) > 0 || c.Owner != "" || c.Priority != "" || c.Parent != "" || c.RepoURL != "" || c.Metadata != ""
+}
+
+// TaskCreate is the task-create binary.
+func TaskCreate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run("task-create", createHelp, &createCmd{}, args, stdin, stdout, stderr)
+}
+
+func (c *createCmd) run(a *app) error {
+	a.pretty = c.Pretty
+	req, err := c.request(a)
+	if err != nil {
+		return err
+	}
+	e, err := a.open(&c.globals, &c.writeFlags)
+	if err != nil {
+		return err
+	}
+	res, err := e.store.Create(req)
+	if err != nil {
+		return err
+	}
+	a.emit(res)
+	switch {
+	case len(res.Errors) == 0:
+		a.exit = errcode.ExitOK
+	case len(res.Tasks) == 0:
+		a.exit = errcode.ExitTool
+	default:
+		a.exit = errcode.ExitPartial
+	}
+	return nil
+}
+
+func (c *createCmd) request(a *app) (*task.CreateRequest, error) {
+	if !c.flagsGiven() {
+		data, empty, err := a.readInput()
+		if err != nil {
+			return nil, err
+		}
+		if empty {
+			return nil, a.needInput(`'{"subject":"Build backend"}'`)
+		}
+		return task.ParseCreate(data)
+	}
+	it := task.CreateItem{
+		Subject: c.Subject, Description: c.Description, ActiveForm: c.ActiveForm,
+		BlockedBy: c.BlockedBy, Blocks: c.Blocks, Owner: c.Owner, Priority: task.Priority(c.Priority),
+		ParentID: c.Parent, RepoURL: c.RepoURL,
+	}
+	if c.Metadata != "" {
+		md, err := parseMetadata(c.Metadata)
+		if err != nil {
+			return nil, err
+		}
+		it.Metadata = md
+	}
+	req := &task.CreateRequest{Total: 1}
+	if err := it.Validate(); err != nil {
+		e := errcode.As(err)
+		req.Errors = []task.ItemError{{Index: 0, Error: e.Code, Message: e.Message}}
+		return req, nil
+	}
+	req.Items, req.Index = []task.CreateItem{it}, []int{0}
+	return req, nil
+}
+
+// parseMetadata decodes a --metadata flag: a JSON object whose null values
+// mean "delete this key" on update.
+func parseMetadata(s string) (task.Metadata, error) {
+	var md task.Metadata
+	if err := json.Unmarshal([]byte(s), &md, jsontext.AllowDuplicateNames(false)); err != nil {
+		return nil, errcode.Field(errcode.InvalidArguments, "--metadata", "not a JSON object: %v", err)
+	}
+	return md, nil
+}

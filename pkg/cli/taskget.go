@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"io"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+const getHelp = `Print one task (spec §6.2).
+
+  task-get T-…
+  echo '{"id":"T-…"}' | task-get
+
+Answer: {"task":{…full record…}}, or {"task":null} when no such task exists (exit 0).
+Errors: invalid_task_id (exit 1), task_corrupt when the file exists but is not a valid record.`
+
+type getCmd struct {
+	globals
+	ID string `arg:"" optional:"" help:"Task id (instead of stdin)."`
+}
+
+// TaskGet is the task-get binary.
+func TaskGet(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run("task-get", getHelp, &getCmd{}, args, stdin, stdout, stderr)
+}
+
+func (c *getCmd) run(a *app) error {
+	a.pretty = c.Pretty
+	id := c.ID
+	if id == "" {
+		data, empty, err := a.readInput()
+		if err != nil {
+			return err
+		}
+		if empty {
+			return a.needInput(`'{"id":"T-…"}'`)
+		}
+		var req task.IDRequest
+		if err := input.Decode(data, &req); err != nil {
+			return err
+		}
+		id = req.ID
+	}
+	if err := task.CheckID(errcode.InvalidTaskID, "id", id); err != nil {
+		return err
+	}
+	e, err := a.open(&c.globals, nil)
+	if err != nil {
+		return err
+	}
+	t, err := e.store.Get(id)
+	if err != nil {
+		return err
+	}
+	a.emit(struct {
+		Task *task.Task `json:"task"`
+	}{t})
+	return nil
+}

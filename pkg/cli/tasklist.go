@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"io"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+const listHelp = `List tasks with their unresolved blockers (spec §6.3).
+
+  task-list                      active tasks (pending, in_progress)
+  task-list --ready              pending tasks with no unresolved blocker: runnable now
+  task-list --status completed   exactly that status
+  echo '{"parentID":"T-…"}' | task-list
+
+Answer: {"tasks":[{"id","subject","status","owner"?,"blockedBy":[…unresolved…],"parentID"?}],
+"reminder":"…","problems"?:[{"file","error"}]}, sorted by id (creation order).
+blockedBy keeps only blockers that are not completed (missing and deleted ones stay).
+Files that cannot be read as tasks are listed in "problems" and on stderr; the listing goes on.`
+
+type listCmd struct {
+	globals
+	Status string `enum:",pending,in_progress,completed,deleted" default:"" help:"Only tasks with this status (pending, in_progress, completed, deleted)."`
+	Parent string `name:"parent" placeholder:"ID" help:"Only subtasks of this parent."`
+	Ready  bool   `help:"Only pending tasks with no unresolved blocker."`
+	All    bool   `help:"Every status, completed and deleted included."`
+}
+
+// TaskList is the task-list binary.
+func TaskList(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run("task-list", listHelp, &listCmd{}, args, stdin, stdout, stderr)
+}
+
+func (c *listCmd) run(a *app) error {
+	a.pretty = c.Pretty
+	req := &task.ListRequest{Status: task.Status(c.Status), ParentID: c.Parent, Ready: c.Ready, All: c.All}
+	if c.Status == "" && c.Parent == "" && !c.Ready && !c.All {
+		data, _, err := a.readInput()
+		if err != nil {
+			return err
+		}
+		if req, err = task.ParseList(data); err != nil {
+			return err
+		}
+	} else if err := req.Validate(); err != nil {
+		return err
+	}
+	e, err := a.open(&c.globals, nil)
+	if err != nil {
+		return err
+	}
+	res, err := e.store.List(req)
+	if err != nil {
+		return err
+	}
+	for _, p := range res.Problems {
+		a.warnf("skipped %s: %s", p.File, p.Error)
+	}
+	a.emit(res)
+	return nil
+}

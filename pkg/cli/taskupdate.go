@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"io"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+const updateHelp = `Update one task (spec §6.4).
+
+  task-update T-… --status in_progress --owner morpheus
+  echo '{"id":"T-…","status":"completed"}' | task-update
+  echo '{"id":"T-…","addBlockedBy":["T-…"],"metadata":{"k":null}}' | task-update
+
+Scalars (subject, description, status, activeForm, owner, priority) replace; addBlocks and
+addBlockedBy append (no removal: complete the blocker instead); metadata merges shallowly and a
+null value deletes its key. repoURL and parentID are create-only. An edge that would close a
+dependency cycle is refused (dependency_cycle).
+
+Answer: {"task":{…full record…}}
+Errors: invalid_task_id, task_not_found, task_corrupt, validation_error, dependency_cycle,
+task_lock_unavailable, internal_error (exit 1); usage errors exit 2.`
+
+type updateCmd struct {
+	globals
+	writeFlags
+	ID           string   `arg:"" optional:"" help:"Task id (instead of stdin)."`
+	Subject      *string  `short:"s" help:"New subject."`
+	Description  *string  `short:"d" help:"New description."`
+	Status       *string  `enum:"pending,in_progress,completed,deleted" help:"New status: pending, in_progress, completed, deleted."`
+	ActiveForm   *string  `name:"active-form" help:"New activeForm."`
+	Owner        *string  `help:"New owner (empty removes it)."`
+	Priority     *string  `enum:"low,medium,high" help:"New priority: low, medium, high."`
+	AddBlocks    []string `name:"add-blocks" sep:"," placeholder:"ID" help:"Ids this task also blocks."`
+	AddBlockedBy []string `name:"add-blocked-by" sep:"," placeholder:"ID" help:"Ids this task also waits for."`
+	Metadata     string   `placeholder:"JSON" help:"Metadata to merge, as a JSON object (null deletes a key)."`
+}
+
+// TaskUpdate is the task-update binary.
+func TaskUpdate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run("task-update", updateHelp, &updateCmd{}, args, stdin, stdout, stderr)
+}
+
+func (c *updateCmd) run(a *app) error {
+	a.pretty = c.Pretty
+	req, err := c.request(a)
+	if err != nil {
+		return err
+	}
+	e, err := a.open(&c.globals, &c.writeFlags)
+	if err != nil {
+		return err
+	}
+	t, err := e.store.Update(req)
+	if err != nil {
+		return err
+	}
+	a.emit(struct {
+		Task *task.Task `json:"task"`
+	}{t})
+	return nil
+}
+
+func (c *updateCmd) request(a *app) (*task.UpdateRequest, error) {
+	if c.ID == "" {
+		data, empty, err := a.readInput()
+		if err != nil {
+			return nil, err
+		}
+		if empty {
+			return nil, a.needInput(`'{"id":"T-…","status":"completed"}'`)
+		}
+		return task.ParseUpdate(data)
+	}
+	req := &task.UpdateRequest{
+		ID: c.ID, Subject: c.Subject, Description: c.Description, ActiveForm: c.ActiveForm,
+		Owner: c.Owner, AddBlocks: c.AddBlocks, AddBlockedBy: c.AddBlockedBy,
+	}
+	if c.Status != nil {
+		s := task.Status(*c.Status)
+		req.Status = &s
+	}
+	if c.Priority != nil {
+		p := task.Priority(*c.Priority)
+		req.Priority = &p
+	}
+	if c.Metadata != "" {
+		md, err := parseMetadata(c.Metadata)
+		if err != nil {
+			return nil, err
+		}
+		req.Metadata = md
+	}
+	return req, req.Validate()
+}

@@ -1,0 +1,138 @@
+// Package errcode defines the stable error codes every binary reports and the
+// one mapping from an error to a process exit status (DESIGN D2, spec §6.6).
+//
+// A tool error travels as a value of type *Error and is printed as the flat
+// envelope {"error":"<code>","message":"…"} on stdout. Codes are part of the
+// public contract: scripts match on them, so they never change meaning.
+package errcode
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a stable, snake_case error identifier.
+type Code string
+
+// Codes of spec §6.6, plus the ones this toolkit adds (documented in README).
+const (
+	// InvalidTaskID: an id does not match ^T-[A-Za-z0-9]+(-[A-Za-z0-9]+)*$ (spec §4.2).
+	InvalidTaskID Code = "invalid_task_id"
+	// TaskNotFound: task-update on an id with no file (spec §6.4).
+	TaskNotFound Code = "task_not_found"
+	// TaskLockUnavailable: the store's .lock stayed held past the retry budget (spec §5.3, D5).
+	TaskLockUnavailable Code = "task_lock_unavailable"
+	// ValidationError: the input document or a field in it is invalid (spec §6.6).
+	ValidationError Code = "validation_error"
+	// InvalidArguments: the binary was called wrongly (flags, missing input); exit 2.
+	InvalidArguments Code = "invalid_arguments"
+	// InternalError: a filesystem or other unexpected failure (spec §6.6).
+	InternalError Code = "internal_error"
+	// DependencyCycle: a self-edge or an edge that would close a cycle (D9).
+	DependencyCycle Code = "dependency_cycle"
+	// TaskCorrupt: the task's file exists but is not a valid record; nothing was changed.
+	TaskCorrupt Code = "task_corrupt"
+	// InputTooLarge: the stdin document is larger than the documented cap.
+	InputTooLarge Code = "input_too_large"
+	// ConfigError: matrixx.jsonc is unreadable or holds a bad value (D12).
+	ConfigError Code = "config_error"
+	// InvalidFilePath: a plan name is not kebab-case or tries a path trick (spec §9).
+	InvalidFilePath Code = "invalid_file_path"
+	// FileNotFound: the named plan does not exist (spec §9).
+	FileNotFound Code = "file_not_found"
+	// FileExists: plan create on a name that already exists.
+	FileExists Code = "file_exists"
+	// FileTooLarge: a plan would exceed its size cap (spec §9).
+	FileTooLarge Code = "file_too_large"
+	// AnchorMismatch: a LINE#ID anchor no longer matches the file (spec §9).
+	AnchorMismatch Code = "anchor_mismatch"
+	// InvalidEdit: a plan edit is malformed or overlaps another edit (spec §9).
+	InvalidEdit Code = "invalid_edit"
+)
+
+// Error is a tool error with a stable code. Field names the offending input
+// field when there is one (JSON pointer style without the leading slash).
+type Error struct {
+	Code    Code
+	Message string
+	Field   string
+	Err     error
+}
+
+// Error implements error as "<code>: <message>".
+func (e *Error) Error() string {
+	if e.Message == "" {
+		return string(e.Code)
+	}
+	return string(e.Code) + ": " + e.Message
+}
+
+// Unwrap returns the underlying cause, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// New returns an *Error with a formatted message.
+func New(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Field returns an *Error about one input field; the message is prefixed with
+// the field name so every report names it.
+func Field(code Code, field, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	if field != "" {
+		msg = field + ": " + msg
+	}
+	return &Error{Code: code, Message: msg, Field: field}
+}
+
+// Wrap returns an *Error carrying cause; the message is "<context>: <cause>".
+func Wrap(code Code, cause error, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	if cause != nil {
+		msg += ": " + cause.Error()
+	}
+	return &Error{Code: code, Message: msg, Err: cause}
+}
+
+// Of returns the code of err: the code of the first *Error in its chain, or
+// InternalError for any other non-nil error, or "" for nil.
+func Of(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return InternalError
+}
+
+// As returns err as an *Error, converting foreign errors to InternalError.
+func As(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: InternalError, Message: err.Error(), Err: err}
+}
+
+// Exit statuses of the task and plan binaries (DESIGN D2).
+const (
+	ExitOK      = 0 // success
+	ExitTool    = 1 // tool error: the flat envelope on stdout
+	ExitUsage   = 2 // usage error: bad flags, missing required input
+	ExitPartial = 3 // a batch where some items failed and some succeeded
+)
+
+// ExitStatus maps an error to the process exit status of D2. It is the only
+// place where codes become exit statuses.
+func ExitStatus(err error) int {
+	switch Of(err) {
+	case "":
+		return ExitOK
+	case InvalidArguments:
+		return ExitUsage
+	default:
+		return ExitTool
+	}
+}

@@ -1,0 +1,360 @@
+// Package lock implements the task store's interoperable lock (spec §5.3,
+// DESIGN D5).
+//
+// The lock is the file ".lock" in the locked directory, created exclusively
+// and holding {"id":"<uuid>","timestamp":<ms epoch>} plus our own fields
+// pid, host and flock. A lock is stale after 30 s and released only by the
+// holder whose id it carries, so the original implementation and ours can
+// share one directory.
+//
+// Among our own processes a kernel lock (flock(2) on the directory itself,
+// which is never deleted) is taken first: waiters queue in the kernel, a
+// holder that is paused keeps its lock (no one takes over from it), and a
+// .lock marked "flock":true whose writer is dead (same host, pid gone) is
+// evicted at once instead of after 30 s. Where flock is unsupported the
+// package falls back to the plain .lock protocol.
+//
+// Eviction never deletes a live holder's lock: a stale .lock is claimed by
+// renaming it to a unique name, and if what was claimed is not the file
+// that was judged stale it is linked back.
+package lock
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/gofrs/flock"
+	"github.com/google/uuid"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+)
+
+// FileName is the lock file's name inside the locked directory.
+const FileName = ".lock"
+
+// StaleAfter is the age past which a .lock may be evicted (spec §5.3).
+const StaleAfter = 30 * time.Second
+
+// DefaultTimeout is the default budget for acquiring the lock: 10 s.
+const DefaultTimeout = 10 * time.Second
+
+// claimPrefix names a .lock claimed for eviction; it is a temp name
+// (durable.IsTemp) so task-cleanup sweeps leftovers.
+const claimPrefix = ".lock.tmp-evict-"
+
+// Options tune Acquire.
+type Options struct {
+	// Timeout is the total budget for acquiring; DefaultTimeout when zero.
+	Timeout time.Duration
+	// Stale is the eviction age; StaleAfter when zero.
+	Stale time.Duration
+	// NoKernel skips flock and uses the plain .lock protocol only.
+	NoKernel bool
+	// Now returns the current time; time.Now when nil.
+	Now func() time.Time
+	// BeforeCreate, when set, runs right before each attempt to create
+	// .lock (with the kernel lock already held). The store uses it to read
+	// the directory's mtime for its dedup index.
+	BeforeCreate func()
+}
+
+// Stats describe one acquisition, for traces and benchmarks.
+type Stats struct {
+	Waited   time.Duration `json:"waitedNs"`
+	Attempts int           `json:"attempts"`
+	Evicted  int           `json:"evicted"`
+	Kernel   bool          `json:"kernel"`
+}
+
+// record is the content of .lock. id and timestamp are the spec's; the rest
+// are ours and ignored by the original implementation.
+type record struct {
+	ID        string  `json:"id"`
+	Timestamp float64 `json:"timestamp"`
+	PID       int     `json:"pid,omitzero"`
+	Host      string  `json:"host,omitempty"`
+	Flock     bool    `json:"flock,omitzero"`
+}
+
+// Lock is a held lock on one directory.
+type Lock struct {
+	dir      string
+	id       string
+	fl       *flock.Flock
+	unlinked bool
+	closed   bool
+	Stats    Stats
+}
+
+// Acquire takes the lock on dir (created if missing), retrying with backoff
+// until opt.Timeout. Errors: task_lock_unavailable when the budget runs out
+// (the message says who holds it), internal_error for filesystem failures.
+func Acquire(dir string, opt Options) (*Lock, error) {
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultTimeout
+	}
+	if opt.Stale <= 0 {
+		opt.Stale = StaleAfter
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	start := time.Now()
+	deadline := start.Add(opt.Timeout)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, errcode.Wrap(errcode.InternalError, err, "creating %s", dir)
+	}
+	l := &Lock{dir: dir, id: uuid.NewString()}
+	if !opt.NoKernel {
+		fl, err := kernelLock(dir, deadline)
+		switch {
+		case errors.Is(err, errTimeout):
+			return nil, errcode.New(errcode.TaskLockUnavailable,
+				"another process of ours held the lock on %s for the whole %v budget; retry later or raise --lock-timeout", dir, opt.Timeout)
+		case errors.Is(err, errUnsupported):
+			// plain .lock protocol only
+		case err != nil:
+			return nil, errcode.Wrap(errcode.InternalError, err, "locking %s", dir)
+		default:
+			l.fl = fl
+			l.Stats.Kernel = true
+		}
+	}
+	path := filepath.Join(dir, FileName)
+	backoff := 2 * time.Millisecond
+	for {
+		l.Stats.Attempts++
+		if opt.BeforeCreate != nil {
+			opt.BeforeCreate()
+		}
+		err := l.create(path, opt.Now())
+		if err == nil {
+			l.Stats.Waited = time.Since(start)
+			return l, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			l.closeKernel()
+			return nil, errcode.Wrap(errcode.InternalError, err, "creating %s", path)
+		}
+		evicted, holder := l.tryEvict(path, opt)
+		if evicted {
+			l.Stats.Evicted++
+			continue
+		}
+		now := time.Now()
+		if !now.Before(deadline) {
+			l.closeKernel()
+			return nil, errcode.New(errcode.TaskLockUnavailable,
+				"%s is held by %s and was not released within %v; retry later", path, holder, opt.Timeout)
+		}
+		sleep := backoff/2 + rand.N(backoff/2+1)
+		if rest := deadline.Sub(now); sleep > rest {
+			sleep = rest
+		}
+		time.Sleep(sleep)
+		if backoff < 50*time.Millisecond {
+			backoff *= 2
+		}
+	}
+}
+
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
+}
+
+// create makes .lock with its full content in one step: the content goes to
+// a temp file that is hard-linked to .lock (link fails if .lock exists). On
+// filesystems without hard links it falls back to O_CREAT|O_EXCL.
+func (l *Lock) create(path string, now time.Time) error {
+	rec := record{ID: l.id, Timestamp: float64(now.UnixMilli()), PID: os.Getpid(), Host: hostname(), Flock: l.fl != nil}
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(l.dir, ".lock.tmp-"+l.id)
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	err = os.Link(tmp, path)
+	if err == nil || errors.Is(err, os.ErrExist) {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	return f.Close()
+}
+
+// tryEvict judges the current .lock and evicts it when stale. It returns
+// whether the caller should retry at once, and a description of the holder.
+func (l *Lock) tryEvict(path string, opt Options) (bool, string) {
+	data, mtime, err := readLock(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return true, ""
+	}
+	if err != nil {
+		return false, "an unreadable lock (" + err.Error() + ")"
+	}
+	rec, parsed := parse(data)
+	now := opt.Now()
+	holder := describe(rec, parsed, now, mtime)
+	if !l.isStale(rec, parsed, now, mtime, opt.Stale) {
+		return false, holder
+	}
+	claim := filepath.Join(l.dir, claimPrefix+uuid.NewString())
+	if err := os.Rename(path, claim); err != nil {
+		return errors.Is(err, os.ErrNotExist), holder
+	}
+	got, _, err := readLock(claim)
+	if err == nil && bytes.Equal(got, data) {
+		os.Remove(claim)
+		return true, holder
+	}
+	// Between our read and the rename the stale lock was replaced by a
+	// fresh one: give that one back (link never overwrites).
+	_ = os.Link(claim, path)
+	os.Remove(claim)
+	return false, holder
+}
+
+// isStale applies the staleness rules of D5.
+func (l *Lock) isStale(rec record, parsed bool, now, mtime time.Time, stale time.Duration) bool {
+	if l.fl != nil && parsed && rec.Flock && rec.Host == hostname() && !alive(rec.PID) {
+		// Written by one of ours while holding the kernel lock, which we
+		// hold now: its writer is dead.
+		return true
+	}
+	mAge := now.Sub(mtime)
+	if parsed && rec.Timestamp > 0 {
+		tAge := now.Sub(time.UnixMilli(int64(rec.Timestamp)))
+		// Both clocks must agree that it is old: guards against a writer
+		// whose clock runs behind ours on a shared filesystem.
+		return tAge > stale && mAge > stale
+	}
+	return mAge > stale
+}
+
+func alive(pid int) bool {
+	if pid <= 0 {
+		return true
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func describe(rec record, parsed bool, now, mtime time.Time) string {
+	if !parsed {
+		return fmt.Sprintf("an unparseable lock written %v ago", now.Sub(mtime).Round(time.Millisecond))
+	}
+	who := "another process"
+	if rec.PID > 0 {
+		who = "pid " + strconv.Itoa(rec.PID)
+		if rec.Host != "" {
+			who += " on " + rec.Host
+		}
+	}
+	age := now.Sub(mtime)
+	if rec.Timestamp > 0 {
+		age = now.Sub(time.UnixMilli(int64(rec.Timestamp)))
+	}
+	return fmt.Sprintf("%s (lock %s, taken %v ago)", who, rec.ID, age.Round(time.Millisecond))
+}
+
+func readLock(path string) ([]byte, time.Time, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	return data, info.ModTime(), err
+}
+
+func parse(data []byte) (record, bool) {
+	var rec record
+	if err := json.Unmarshal(data, &rec); err != nil || rec.ID == "" {
+		return record{}, false
+	}
+	return rec, true
+}
+
+// ID returns the holder id written into .lock.
+func (l *Lock) ID() string { return l.id }
+
+// Dir returns the locked directory.
+func (l *Lock) Dir() string { return l.dir }
+
+// Kernel reports whether the kernel lock is held as well.
+func (l *Lock) Kernel() bool { return l.fl != nil }
+
+// Check verifies that .lock still carries our id; the store calls it right
+// before the final rename of every write (D5), so a holder that lost the
+// lock (paused past the stale threshold and evicted by a process without
+// the kernel lock) never overwrites its successor's work.
+// Error: task_lock_unavailable.
+func (l *Lock) Check() error {
+	data, _, err := readLock(filepath.Join(l.dir, FileName))
+	if err == nil {
+		if rec, ok := parse(data); ok && rec.ID == l.id {
+			return nil
+		}
+	}
+	return errcode.New(errcode.TaskLockUnavailable, "lost the lock on %s before writing (it was evicted as stale); nothing was written, retry", l.dir)
+}
+
+// Unlink removes .lock if it still carries our id (spec §5.3 release). The
+// kernel lock stays held until Release.
+func (l *Lock) Unlink() error {
+	if l.unlinked {
+		return nil
+	}
+	l.unlinked = true
+	path := filepath.Join(l.dir, FileName)
+	data, _, err := readLock(path)
+	if err != nil {
+		return err
+	}
+	if rec, ok := parse(data); !ok || rec.ID != l.id {
+		return errors.New("the lock was taken over by another process")
+	}
+	return os.Remove(path)
+}
+
+// Release unlinks .lock (if Unlink has not) and drops the kernel lock.
+// Releasing twice is a no-op.
+func (l *Lock) Release() error {
+	err := l.Unlink()
+	l.closeKernel()
+	return err
+}
+
+func (l *Lock) closeKernel() {
+	if l.closed {
+		return
+	}
+	l.closed = true
+	if l.fl != nil {
+		_ = l.fl.Unlock()
+	}
+}

@@ -1,0 +1,103 @@
+// Package project resolves who and where a command runs for (DESIGN D11):
+// the project root, the session id stamped as threadID, and the OpenCode
+// config directory (D12).
+package project
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// NoSession is the threadID stamped on tasks created outside any agent
+// session (no --session flag, no MATRIXX_SESSION_ID). The continuation hook
+// never counts such tasks as a session's work (D15).
+const NoSession = "no-session"
+
+// Env is the part of the process environment resolution reads. Tests fill
+// it by hand; OS returns the real one.
+type Env struct {
+	Getenv func(string) string
+	Getwd  func() (string, error)
+	Home   func() (string, error)
+}
+
+// OS returns the process's own environment.
+func OS() Env {
+	return Env{Getenv: os.Getenv, Getwd: os.Getwd, Home: os.UserHomeDir}
+}
+
+// Root returns the project root (D11): dirFlag (-C DIR), else
+// $MATRIXX_PROJECT_DIR, else $CLAUDE_PROJECT_DIR, else the nearest ancestor
+// of the working directory holding .matrixx/ or .git, else the working
+// directory. The result is absolute and cleaned.
+func Root(dirFlag string, env Env) (string, error) {
+	wd, err := env.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for _, d := range []string{dirFlag, env.Getenv("MATRIXX_PROJECT_DIR"), env.Getenv("CLAUDE_PROJECT_DIR")} {
+		if d != "" {
+			if !filepath.IsAbs(d) {
+				d = filepath.Join(wd, d)
+			}
+			return filepath.Clean(d), nil
+		}
+	}
+	return Discover(wd), nil
+}
+
+// Discover walks up from dir to the nearest directory holding .matrixx/ or
+// .git and returns it, or dir itself when there is none.
+func Discover(dir string) string {
+	dir = filepath.Clean(dir)
+	for d := dir; ; {
+		if isDir(filepath.Join(d, ".matrixx")) || exists(filepath.Join(d, ".git")) {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// Session returns the threadID to stamp (D11): the --session flag, else
+// $MATRIXX_SESSION_ID, else NoSession.
+func Session(flag string, env Env) string {
+	if s := strings.TrimSpace(flag); s != "" {
+		return s
+	}
+	if s := strings.TrimSpace(env.Getenv("MATRIXX_SESSION_ID")); s != "" {
+		return s
+	}
+	return NoSession
+}
+
+// OpenCodeDir returns the OpenCode config directory (D12):
+// $OPENCODE_CONFIG_DIR, else $XDG_CONFIG_HOME/opencode, else
+// ~/.config/opencode. It is "" when none can be determined.
+func OpenCodeDir(env Env) string {
+	if d := env.Getenv("OPENCODE_CONFIG_DIR"); d != "" {
+		return filepath.Clean(d)
+	}
+	if d := env.Getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "opencode")
+	}
+	home, err := env.Home()
+	if err != nil || home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".config", "opencode")
+}

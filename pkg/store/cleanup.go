@@ -1,0 +1,107 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// CleanupResult is task-cleanup's answer (spec §6.5, D10). With dryRun the
+// counts say what would be deleted and nothing is.
+type CleanupResult struct {
+	Deleted    int       `json:"deleted"`
+	Remaining  int       `json:"remaining"`
+	DeletedIDs []string  `json:"deletedIds"`
+	DryRun     bool      `json:"dryRun,omitzero"`
+	SweptTemps []string  `json:"sweptTemps,omitempty"`
+	Problems   []Problem `json:"problems,omitempty"`
+}
+
+// Cleanup deletes completed tasks (spec §6.5) and, when asked, deleted ones
+// and stale active ones (D10). A task's age is its file's mtime (strict
+// records carry no timestamp fields). Corrupt files are reported, never
+// deleted. Temp files left by killed writers are swept. Errors:
+// task_lock_unavailable, internal_error.
+func (s *Store) Cleanup(req *task.CleanupRequest) (*CleanupResult, error) {
+	res := &CleanupResult{DeletedIDs: []string{}, DryRun: req.DryRun}
+	if !exists(s.Dir) {
+		return res, nil
+	}
+	if req.DryRun {
+		snap, err := s.Scan(ScanOptions{Mtime: true})
+		if err != nil {
+			return nil, err
+		}
+		s.selectForCleanup(snap, req, res)
+		return res, nil
+	}
+	err := s.transact(func(tx *txn) error {
+		snap, err := s.Scan(ScanOptions{Mtime: true})
+		if err != nil {
+			return err
+		}
+		ids := s.selectForCleanup(snap, req, res)
+		res.DeletedIDs = res.DeletedIDs[:0]
+		for _, id := range ids {
+			if err := tx.l.Check(); err != nil {
+				return err
+			}
+			err := os.Remove(filepath.Join(s.Dir, task.FileName(id)))
+			if err != nil && !os.IsNotExist(err) {
+				res.Problems = append(res.Problems, Problem{File: task.FileName(id), Error: err.Error()})
+				continue
+			}
+			res.DeletedIDs = append(res.DeletedIDs, id)
+			if tx.recent != nil {
+				tx.recent.remove(id)
+			}
+		}
+		res.Remaining += len(ids) - len(res.DeletedIDs)
+		res.Deleted = len(res.DeletedIDs)
+		if res.Deleted > 0 {
+			if err := durable.SyncDir(s.Dir); err != nil {
+				return errcode.Wrap(errcode.InternalError, err, "syncing %s", s.Dir)
+			}
+		}
+		res.SweptTemps, _ = durable.SweepTemps(s.Dir, lock.StaleAfter, s.now())
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// selectForCleanup fills res (as if everything selected were deleted) and
+// returns the selected ids.
+func (s *Store) selectForCleanup(snap *Snapshot, req *task.CleanupRequest, res *CleanupResult) []string {
+	now := s.now()
+	staleAge := s.StaleAfter
+	if req.Age > 0 {
+		staleAge = req.Age
+	}
+	var ids []string
+	for _, e := range snap.Entries {
+		t := e.Task
+		age := now.Sub(e.ModTime)
+		var selected bool
+		switch {
+		case t.Status == task.Completed || (t.Status == task.Deleted && req.IncludeDeleted):
+			selected = req.Age == 0 || age > req.Age
+		case t.Status.Active() && req.Stale:
+			selected = staleAge > 0 && age > staleAge
+		}
+		if selected {
+			ids = append(ids, t.ID)
+		}
+	}
+	res.DeletedIDs = append(res.DeletedIDs, ids...)
+	res.Deleted = len(ids)
+	res.Remaining = len(snap.Entries) - len(ids)
+	res.Problems = append(res.Problems, snap.Problems...)
+	return ids
+}

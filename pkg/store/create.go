@@ -1,0 +1,125 @@
+package store
+
+import (
+	"strings"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// Created is one entry of task-create's "tasks" array (D7).
+type Created struct {
+	ID           string `json:"id"`
+	Subject      string `json:"subject"`
+	Deduplicated bool   `json:"deduplicated,omitzero"`
+}
+
+// CreateResult is task-create's answer (D7): always both arrays.
+type CreateResult struct {
+	Tasks  []Created        `json:"tasks"`
+	Errors []task.ItemError `json:"errors"`
+}
+
+// Create creates the request's valid items in order under one lock (spec
+// §6.1, D7). An item whose trimmed subject matches an active task of the
+// same project written within DedupWindow is answered with that task and
+// deduplicated:true instead. Items that fail (validation, dependency_cycle,
+// a write error) are reported in Errors with their input index; the others
+// are still created. The returned error is non-nil only when the whole
+// request failed (lock unavailable, unreadable directory).
+func (s *Store) Create(req *task.CreateRequest) (*CreateResult, error) {
+	res := &CreateResult{Tasks: []Created{}, Errors: append([]task.ItemError{}, req.Errors...)}
+	if len(req.Items) == 0 {
+		return res, nil
+	}
+	err := s.transact(func(tx *txn) error {
+		tx.migrateLegacy()
+		if err := tx.ensureRecent(); err != nil {
+			return err
+		}
+		for i := range req.Items {
+			c, err := tx.createOne(&req.Items[i])
+			if err != nil {
+				e := errcode.As(err)
+				res.Errors = append(res.Errors, task.ItemError{Index: req.Index[i], Error: e.Code, Message: e.Message})
+				continue
+			}
+			res.Tasks = append(res.Tasks, *c)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sortErrors(res.Errors)
+	return res, nil
+}
+
+func (tx *txn) createOne(it *task.CreateItem) (*Created, error) {
+	s := tx.s
+	subject := strings.TrimSpace(it.Subject)
+	if dup := tx.findDuplicate(subject); dup != nil {
+		return &Created{ID: dup.ID, Subject: dup.Subject, Deduplicated: true}, nil
+	}
+	id, err := task.NewID()
+	if err != nil {
+		return nil, errcode.Wrap(errcode.InternalError, err, "")
+	}
+	if len(it.BlockedBy) > 0 && len(it.Blocks) > 0 {
+		// Only a task that is both blocked and blocking can close a cycle:
+		// nothing existing refers to a fresh id.
+		if err := tx.addEdges(task.EdgesOf(id, it.BlockedBy, it.Blocks)); err != nil {
+			return nil, err
+		}
+	}
+	t := &task.Task{
+		ID:          id,
+		Subject:     it.Subject,
+		Description: it.Description,
+		Status:      task.Pending,
+		ActiveForm:  it.ActiveForm,
+		Blocks:      it.Blocks,
+		BlockedBy:   it.BlockedBy,
+		Owner:       it.Owner,
+		Priority:    it.Priority,
+		Metadata:    it.Metadata,
+		RepoURL:     it.RepoURL,
+		ParentID:    it.ParentID,
+		ThreadID:    s.Session,
+		ProjectRoot: s.Root,
+	}
+	if err := tx.write(t); err != nil {
+		return nil, err
+	}
+	return &Created{ID: t.ID, Subject: t.Subject}, nil
+}
+
+// findDuplicate returns the active task of this project with the same
+// trimmed subject whose file was written within DedupWindow (spec §6.1),
+// checking the dedup index's candidates against their files.
+func (tx *txn) findDuplicate(subject string) *task.Task {
+	now := tx.s.now()
+	for _, id := range tx.recent.candidates(subject, now) {
+		t, mtime, err := tx.s.read(id)
+		if err != nil || t == nil {
+			tx.recent.remove(id)
+			continue
+		}
+		if t.Status.Active() && strings.TrimSpace(t.Subject) == subject &&
+			t.ProjectRoot == tx.s.Root && now.Sub(mtime) <= DedupWindow {
+			return t
+		}
+		if !t.Status.Active() || strings.TrimSpace(t.Subject) != subject {
+			tx.recent.remove(id)
+		}
+	}
+	return nil
+}
+
+func sortErrors(errs []task.ItemError) {
+	for i := 1; i < len(errs); i++ {
+		for j := i; j > 0 && errs[j].Index < errs[j-1].Index; j-- {
+			errs[j], errs[j-1] = errs[j-1], errs[j]
+		}
+	}
+}

@@ -1,0 +1,64 @@
+package store
+
+import (
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// Reminder is the scheduling note task-list returns with every answer
+// (spec §6.3).
+const Reminder = "1 task = 1 task. Maximize parallel execution: every pending task whose blockedBy is empty is runnable now; mark it in_progress right before work and completed right after."
+
+// ListResult is task-list's answer (spec §6.3). Problems lists T-*.json
+// files that could not be read; it is omitted when empty.
+type ListResult struct {
+	Tasks    []task.Summary `json:"tasks"`
+	Reminder string         `json:"reminder"`
+	Problems []Problem      `json:"problems,omitempty"`
+}
+
+// List reads the store and returns summaries sorted by id (creation order
+// for UUIDv7 ids, D3). Without a status filter only active tasks are
+// listed; blockedBy holds only unresolved blockers, resolved through a map
+// of every readable task (spec §7.3, D9).
+func (s *Store) List(req *task.ListRequest) (*ListResult, error) {
+	snap, err := s.Scan(ScanOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return Summarize(snap, req), nil
+}
+
+// Summarize applies task-list's filters to a snapshot.
+func Summarize(snap *Snapshot, req *task.ListRequest) *ListResult {
+	status := make(map[string]task.Status, len(snap.Entries))
+	for _, e := range snap.Entries {
+		status[e.Task.ID] = e.Task.Status
+	}
+	res := &ListResult{Tasks: []task.Summary{}, Reminder: Reminder, Problems: snap.Problems}
+	for _, e := range snap.Entries {
+		t := e.Task
+		switch {
+		case req.Status != "":
+			if t.Status != req.Status {
+				continue
+			}
+		case req.All:
+		default:
+			if !t.Status.Active() {
+				continue
+			}
+		}
+		if req.ParentID != "" && t.ParentID != req.ParentID {
+			continue
+		}
+		unresolved := task.Unresolved(t.BlockedBy, status)
+		if req.Ready && (t.Status != task.Pending || len(unresolved) > 0) {
+			continue
+		}
+		res.Tasks = append(res.Tasks, task.Summary{
+			ID: t.ID, Subject: t.Subject, Status: t.Status, Owner: t.Owner,
+			BlockedBy: unresolved, ParentID: t.ParentID,
+		})
+	}
+	return res
+}

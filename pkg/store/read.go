@@ -1,0 +1,288 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+var sprintf = fmt.Sprintf
+
+// Entry is one valid record with its file's modification time (zero unless
+// the scan asked for mtimes).
+type Entry struct {
+	Task    *task.Task
+	ModTime time.Time
+}
+
+// Problem reports a T-*.json file that could not be read as a task
+// (corrupt, foreign, empty, too large, a symlink, …). Commands keep going
+// and report it.
+type Problem struct {
+	File  string `json:"file"`
+	Error string `json:"error"`
+}
+
+// Snapshot is the result of reading the whole directory.
+type Snapshot struct {
+	Entries  []Entry
+	Problems []Problem
+}
+
+// ScanOptions tune Scan.
+type ScanOptions struct {
+	// Mtime asks for each file's modification time.
+	Mtime bool
+	// Keep, when set, is asked with each file's mtime before the file is
+	// read; files it rejects are skipped unread (implies Mtime).
+	Keep func(mtime time.Time) bool
+}
+
+// IsTaskFile reports whether a directory entry name is in the T-*.json glob.
+func IsTaskFile(name string) bool {
+	return strings.HasPrefix(name, "T-") && strings.HasSuffix(name, ".json") && len(name) > len("T-.json")
+}
+
+// Get reads one task. It returns (nil, nil) when the file does not exist and
+// task_corrupt when it exists but is not a valid record.
+func (s *Store) Get(id string) (*task.Task, error) {
+	t, _, err := s.read(id)
+	return t, err
+}
+
+func (s *Store) read(id string) (*task.Task, time.Time, error) {
+	name := task.FileName(id)
+	data, mtime, err := readRecordFile(filepath.Join(s.Dir, name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, time.Time{}, nil
+	}
+	if err != nil {
+		return nil, time.Time{}, errcode.Wrap(errcode.TaskCorrupt, err, "%s", name)
+	}
+	t, err := decodeNamed(name, data)
+	if err != nil {
+		return nil, time.Time{}, errcode.New(errcode.TaskCorrupt, "%s is not a valid task record (%s); it was left as it is", name, errcode.As(err).Message)
+	}
+	return t, mtime, nil
+}
+
+// readRecordFile reads a record without following symlinks, up to
+// MaxRecordBytes.
+func readRecordFile(path string) ([]byte, time.Time, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, time.Time{}, openError(err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, time.Time{}, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, time.Time{}, errors.New("not a regular file")
+	}
+	data, err := readAll(fd, make([]byte, 0, st.Size+1))
+	return data, time.Unix(st.Mtim.Unix()), err
+}
+
+func openError(err error) error {
+	switch {
+	case errors.Is(err, unix.ENOENT):
+		return os.ErrNotExist
+	case errors.Is(err, unix.ELOOP):
+		return errors.New("is a symlink (records are never read through links)")
+	}
+	return err
+}
+
+// readAll reads fd to EOF into buf (reusing its capacity), refusing files
+// past MaxRecordBytes.
+func readAll(fd int, buf []byte) ([]byte, error) {
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			if cap(buf) > MaxRecordBytes {
+				return nil, fmt.Errorf("larger than the %d-byte cap", MaxRecordBytes)
+			}
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			if len(buf) > MaxRecordBytes {
+				return nil, fmt.Errorf("larger than the %d-byte cap", MaxRecordBytes)
+			}
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+	}
+}
+
+// decodeNamed decodes a record and checks that its id matches its file name.
+func decodeNamed(name string, data []byte) (*task.Task, error) {
+	if len(data) == 0 {
+		return nil, errcode.New(errcode.ValidationError, "empty file")
+	}
+	t, err := task.DecodeRecord(data)
+	if err != nil {
+		return nil, err
+	}
+	if task.FileName(t.ID) != name {
+		return nil, errcode.New(errcode.ValidationError, "id %q does not match the file name", t.ID)
+	}
+	return t, nil
+}
+
+// names returns the T-*.json names in the directory, unsorted. A missing
+// directory has none.
+func (s *Store) names() ([]string, error) {
+	f, err := os.Open(s.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, errcode.Wrap(errcode.InternalError, err, "opening %s", s.Dir)
+	}
+	defer f.Close()
+	all, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.InternalError, err, "listing %s", s.Dir)
+	}
+	out := all[:0]
+	for _, n := range all {
+		if IsTaskFile(n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// Scan reads every T-*.json file in parallel, strictly validating each.
+// Files that fail are reported in Problems; Entries are sorted by id.
+// A missing directory yields an empty snapshot.
+func (s *Store) Scan(opt ScanOptions) (*Snapshot, error) {
+	names, err := s.names()
+	if err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{Entries: []Entry{}, Problems: []Problem{}}
+	if len(names) == 0 {
+		return snap, nil
+	}
+	dirfd, err := unix.Open(s.Dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.InternalError, err, "opening %s", s.Dir)
+	}
+	defer unix.Close(dirfd)
+
+	workers := runtime.GOMAXPROCS(0)
+	if max := len(names)/64 + 1; workers > max {
+		workers = max
+	}
+	type result struct {
+		entries  []Entry
+		problems []Problem
+	}
+	results := make([]result, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := &results[w]
+			buf := make([]byte, 0, 16<<10)
+			for i := w; i < len(names); i += workers {
+				e, p, skip := readAt(dirfd, names[i], opt, &buf)
+				switch {
+				case skip:
+				case p != nil:
+					r.problems = append(r.problems, *p)
+				default:
+					r.entries = append(r.entries, e)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		snap.Entries = append(snap.Entries, r.entries...)
+		snap.Problems = append(snap.Problems, r.problems...)
+	}
+	sort.Slice(snap.Entries, func(i, j int) bool { return snap.Entries[i].Task.ID < snap.Entries[j].Task.ID })
+	sort.Slice(snap.Problems, func(i, j int) bool { return snap.Problems[i].File < snap.Problems[j].File })
+	return snap, nil
+}
+
+// readAt reads and decodes one record relative to dirfd.
+func readAt(dirfd int, name string, opt ScanOptions, buf *[]byte) (Entry, *Problem, bool) {
+	problem := func(err error) (Entry, *Problem, bool) {
+		msg := err.Error()
+		if e, ok := err.(*errcode.Error); ok {
+			msg = e.Message
+		}
+		return Entry{}, &Problem{File: name, Error: msg}, false
+	}
+	var mtime time.Time
+	if opt.Keep != nil {
+		var st unix.Stat_t
+		if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				return Entry{}, nil, true
+			}
+			return problem(err)
+		}
+		mtime = time.Unix(st.Mtim.Unix())
+		if !opt.Keep(mtime) {
+			return Entry{}, nil, true
+		}
+	}
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return Entry{}, nil, true // removed since the listing
+		}
+		return problem(openError(err))
+	}
+	if opt.Mtime && opt.Keep == nil {
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			unix.Close(fd)
+			return problem(err)
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFREG {
+			unix.Close(fd)
+			return problem(errors.New("not a regular file"))
+		}
+		mtime = time.Unix(st.Mtim.Unix())
+	}
+	data, err := readAll(fd, *buf)
+	unix.Close(fd)
+	if err != nil {
+		if errors.Is(err, unix.EISDIR) {
+			err = errors.New("is a directory")
+		}
+		return problem(err)
+	}
+	*buf = data
+	t, err := decodeNamed(name, data)
+	if err != nil {
+		return problem(err)
+	}
+	return Entry{Task: t, ModTime: mtime}, nil, false
+}

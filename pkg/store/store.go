@@ -1,0 +1,120 @@
+// Package store is the file-backed task store of spec §3.3 and §5: one
+// T-<id>.json per task in one directory, atomic durable writes (D6), the
+// interoperable .lock (D5), and the five operations of spec §6 (create,
+// get, list, update, cleanup) with DESIGN D7–D10.
+//
+// Reads never take the lock and never write: no directory creation, no
+// migration, no repair (D4). Writes happen under the lock; every write
+// re-checks lock ownership right before its final rename.
+package store
+
+import (
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
+)
+
+// DedupWindow is DEDUP_WINDOW_MS of spec §6.1: 10 minutes.
+const DedupWindow = 10 * time.Minute
+
+// MaxRecordBytes caps the size of one T-*.json file: 16 MiB. Larger files
+// are reported as problems and never decoded.
+const MaxRecordBytes = 16 << 20
+
+// Store is one task directory plus the identity it stamps on new records.
+type Store struct {
+	// Dir is the task directory (spec §3.3).
+	Dir string
+	// Root is the project root, stamped as projectRoot (D11).
+	Root string
+	// Session is the threadID stamped on new and rewritten records (D11).
+	Session string
+	// LegacyDir is the global directory migrated from (spec §5.4); "" when
+	// the store is not the project default.
+	LegacyDir string
+	// Lock tunes lock acquisition (D5).
+	Lock lock.Options
+	// StaleAfter is tasks.stale_after_hours as a duration.
+	StaleAfter time.Duration
+	// Now returns the current time; time.Now when nil.
+	Now func() time.Time
+	// Log receives human-readable notes (migration, recovered locks); may be nil.
+	Log io.Writer
+	// OnLock, when set, is told how each lock acquisition went (traces,
+	// benchmarks).
+	OnLock func(lock.Stats)
+}
+
+// Layout is where the resolved store lives.
+type Layout struct {
+	Dir       string
+	LegacyDir string
+	ListID    string
+}
+
+// Resolve applies spec §3.3 (with D12's rule that a relative storage_path
+// is relative to the project root): the list id is envListID
+// ($ULTRAWORK_TASK_LIST_ID) trimmed, else tasks.task_list_id, else the
+// root's base name, all sanitized; the directory is storage_path, else the
+// global <openCodeDir>/tasks/<listID> when scope is "global" (or no root),
+// else <root>/.matrixx/tasks.
+func Resolve(root string, t config.Tasks, envListID, openCodeDir string) Layout {
+	listID := strings.TrimSpace(envListID)
+	if listID == "" {
+		listID = t.TaskListID
+	}
+	if listID == "" {
+		listID = filepath.Base(root)
+	}
+	listID = Sanitize(listID)
+	global := filepath.Join(openCodeDir, "tasks", listID)
+	switch {
+	case t.StoragePath != "" && filepath.IsAbs(t.StoragePath):
+		return Layout{Dir: filepath.Clean(t.StoragePath), ListID: listID}
+	case t.StoragePath != "":
+		return Layout{Dir: filepath.Join(root, t.StoragePath), ListID: listID}
+	case t.Scope == "global" || root == "":
+		return Layout{Dir: global, ListID: listID}
+	default:
+		l := Layout{Dir: filepath.Join(root, ".matrixx", "tasks"), ListID: listID}
+		if openCodeDir != "" {
+			l.LegacyDir = global
+		}
+		return l
+	}
+}
+
+// Sanitize is sanitizePathSegment of spec §3.3: every character outside
+// [a-zA-Z0-9_-] becomes "-"; an empty result becomes "default".
+func Sanitize(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	if b.Len() == 0 {
+		return "default"
+	}
+	return b.String()
+}
+
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Store) logf(format string, args ...any) {
+	if s.Log != nil {
+		_, _ = io.WriteString(s.Log, "matrixx: "+sprintf(format, args...)+"\n")
+	}
+}

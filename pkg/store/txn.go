@@ -1,0 +1,141 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// txn is the work done while holding the lock.
+type txn struct {
+	s      *Store
+	l      *lock.Lock
+	recent *recentIndex // nil when the dedup index is stale
+	graph  task.Graph   // built on first need
+	lost   error        // set once the lock was found lost
+}
+
+// transact runs fn under the store's lock. The lock is released (and the
+// dedup index saved) whatever fn returns.
+func (s *Store) transact(fn func(tx *txn) error) error {
+	var pre int64
+	opt := s.Lock
+	if opt.Now == nil {
+		opt.Now = s.Now
+	}
+	opt.BeforeCreate = func() { pre = dirMtime(s.Dir) }
+	l, err := lock.Acquire(s.Dir, opt)
+	if err != nil {
+		return err
+	}
+	if s.OnLock != nil {
+		s.OnLock(l.Stats)
+	}
+	if l.Stats.Evicted > 0 {
+		s.logf("recovered a stale lock in %s", s.Dir)
+	}
+	tx := &txn{s: s, l: l, recent: loadRecent(s.Dir, pre)}
+	ferr := fn(tx)
+	uerr := l.Unlink()
+	if tx.recent != nil && tx.recent.changed && uerr == nil && tx.lost == nil {
+		_ = tx.recent.save(s.Dir, s.now())
+	}
+	l.Release()
+	if ferr != nil {
+		return ferr
+	}
+	if uerr != nil && tx.lost == nil {
+		s.logf("releasing the lock: %v", uerr)
+	}
+	return nil
+}
+
+// write stores t atomically and durably, re-checking lock ownership right
+// before the rename (D5, D6).
+func (tx *txn) write(t *task.Task) error {
+	if tx.lost != nil {
+		return tx.lost
+	}
+	data, err := task.Encode(t)
+	if err != nil {
+		return err
+	}
+	if len(data) > MaxRecordBytes {
+		return errcode.New(errcode.ValidationError, "the record would be %d bytes, over the %d-byte cap", len(data), MaxRecordBytes)
+	}
+	path := filepath.Join(tx.s.Dir, task.FileName(t.ID))
+	err = durable.WriteFile(path, data, durable.Options{BeforeRename: tx.l.Check})
+	if errcode.Of(err) == errcode.TaskLockUnavailable {
+		tx.lost = err
+		return err
+	}
+	if err != nil {
+		return errcode.Wrap(errcode.InternalError, err, "writing %s", task.FileName(t.ID))
+	}
+	if tx.recent != nil {
+		tx.recent.record(t, tx.s.now())
+	}
+	return nil
+}
+
+// ensureRecent makes tx.recent valid, rebuilding it by scan when stale.
+func (tx *txn) ensureRecent() error {
+	if tx.recent != nil {
+		return nil
+	}
+	idx, err := tx.s.rebuildRecent(tx.s.now())
+	if err != nil {
+		return err
+	}
+	tx.recent = idx
+	return nil
+}
+
+// dependencyGraph returns the graph of every readable task, built once.
+func (tx *txn) dependencyGraph() (task.Graph, error) {
+	if tx.graph != nil {
+		return tx.graph, nil
+	}
+	snap, err := tx.s.Scan(ScanOptions{})
+	if err != nil {
+		return nil, err
+	}
+	tasks := make([]*task.Task, len(snap.Entries))
+	for i, e := range snap.Entries {
+		tasks[i] = e.Task
+	}
+	tx.graph = task.NewGraph(tasks)
+	return tx.graph, nil
+}
+
+// addEdges refuses edges that are self-edges or close a cycle (D9) and
+// otherwise adds them to the transaction's graph.
+func (tx *txn) addEdges(edges []task.Edge) error {
+	if len(edges) == 0 {
+		return nil
+	}
+	g, err := tx.dependencyGraph()
+	if err != nil {
+		return err
+	}
+	trial := task.Graph{}
+	for k, v := range g {
+		trial[k] = v
+	}
+	if err := trial.Add(edges); err != nil {
+		return err
+	}
+	tx.graph = trial
+	return nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return !errors.Is(err, os.ErrNotExist)
+}
+

@@ -1,0 +1,56 @@
+package store
+
+import (
+	"path/filepath"
+	"slices"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// Update applies req to its task under the lock (spec §6.4, D8) and returns
+// the task as written. The file is re-read after the lock is taken.
+// Errors: task_not_found, task_corrupt (the file is left as it was),
+// dependency_cycle, validation_error, task_lock_unavailable, internal_error.
+func (s *Store) Update(req *task.UpdateRequest) (*task.Task, error) {
+	if !exists(filepath.Join(s.Dir, task.FileName(req.ID))) {
+		return nil, errcode.Field(errcode.TaskNotFound, "id", "no task %s in %s", req.ID, s.Dir)
+	}
+	var out *task.Task
+	err := s.transact(func(tx *txn) error {
+		t, err := s.Get(req.ID)
+		if err != nil {
+			return err
+		}
+		if t == nil {
+			return errcode.Field(errcode.TaskNotFound, "id", "no task %s in %s", req.ID, s.Dir)
+		}
+		var blockedBy, blocks []string
+		for _, id := range req.AddBlockedBy {
+			if !slices.Contains(t.BlockedBy, id) {
+				blockedBy = append(blockedBy, id)
+			}
+		}
+		for _, id := range req.AddBlocks {
+			if !slices.Contains(t.Blocks, id) {
+				blocks = append(blocks, id)
+			}
+		}
+		if err := tx.addEdges(task.EdgesOf(t.ID, blockedBy, blocks)); err != nil {
+			return err
+		}
+		req.Apply(t)
+		if t.ThreadID == "" {
+			t.ThreadID = s.Session
+		}
+		if err := t.Validate(); err != nil {
+			return err
+		}
+		if err := tx.write(t); err != nil {
+			return err
+		}
+		out = t
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,365 @@
+package task
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
+)
+
+// CreateItem is one task to create: spec §6.1 TaskCreateInputSchema plus
+// priority (D4, D7). id, status, threadID and projectRoot are set by the
+// tool; giving them is a validation_error.
+type CreateItem struct {
+	Subject     string   `json:"subject"`
+	Description string   `json:"description,omitempty"`
+	ActiveForm  string   `json:"activeForm,omitempty"`
+	Blocks      []string `json:"blocks,omitempty"`
+	BlockedBy   []string `json:"blockedBy,omitempty"`
+	Owner       string   `json:"owner,omitempty"`
+	Priority    Priority `json:"priority,omitempty"`
+	Metadata    Metadata `json:"metadata,omitempty"`
+	RepoURL     string   `json:"repoURL,omitempty"`
+	ParentID    string   `json:"parentID,omitempty"`
+
+	// Present only to refuse them with a specific message.
+	ID          jsontext.Value `json:"id,omitzero"`
+	Status      jsontext.Value `json:"status,omitzero"`
+	ThreadID    jsontext.Value `json:"threadID,omitzero"`
+	ProjectRoot jsontext.Value `json:"projectRoot,omitzero"`
+}
+
+// ItemError reports one failed item of a create batch (D7).
+type ItemError struct {
+	Index   int          `json:"index"`
+	Error   errcode.Code `json:"error"`
+	Message string       `json:"message"`
+}
+
+// CreateRequest is task-create's parsed input: one object or
+// {"items":[…]} (D7). Items that failed to parse or validate are in Errors
+// and absent from Items; Index maps Items back to input positions.
+type CreateRequest struct {
+	Items  []CreateItem
+	Index  []int
+	Errors []ItemError
+	Total  int
+}
+
+// ParseCreate parses task-create's stdin document. A document that is not a
+// JSON object, or a batch whose envelope is wrong, fails as a whole
+// (validation_error); a bad item fails only itself.
+func ParseCreate(data []byte) (*CreateRequest, error) {
+	var top map[string]jsontext.Value
+	if err := json.Unmarshal(data, &top, json.RejectUnknownMembers(true), jsontext.AllowDuplicateNames(false)); err != nil {
+		return nil, input.Explain(err)
+	}
+	req := &CreateRequest{}
+	if _, batch := top["items"]; !batch {
+		req.Total = 1
+		req.add(0, data)
+		return req, nil
+	}
+	var env struct {
+		Items []jsontext.Value `json:"items"`
+	}
+	if err := input.Decode(data, &env); err != nil {
+		if e := errcode.As(err); e.Field != "" && !strings.HasPrefix(e.Field, "items") {
+			return nil, errcode.Field(errcode.ValidationError, e.Field, "unknown key next to \"items\" (a batch is {\"items\":[…]} and nothing else)")
+		}
+		return nil, err
+	}
+	if len(env.Items) == 0 {
+		return nil, errcode.Field(errcode.ValidationError, "items", "must hold at least one task")
+	}
+	req.Total = len(env.Items)
+	for i, raw := range env.Items {
+		req.add(i, raw)
+	}
+	return req, nil
+}
+
+func (r *CreateRequest) add(i int, raw []byte) {
+	var it CreateItem
+	err := input.Decode(raw, &it)
+	if err == nil {
+		err = it.Validate()
+	}
+	if err != nil {
+		e := errcode.As(err)
+		r.Errors = append(r.Errors, ItemError{Index: i, Error: e.Code, Message: e.Message})
+		return
+	}
+	r.Items = append(r.Items, it)
+	r.Index = append(r.Index, i)
+}
+
+// Validate checks a create item: subject not blank, dependency and parent
+// ids well-formed, priority valid, tool-owned fields absent.
+func (it *CreateItem) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    jsontext.Value
+		why  string
+	}{
+		{"id", it.ID, "ids are generated"},
+		{"status", it.Status, "new tasks are always pending; set status with task-update"},
+		{"threadID", it.ThreadID, "it is taken from --session or MATRIXX_SESSION_ID"},
+		{"projectRoot", it.ProjectRoot, "it is the resolved project root"},
+	} {
+		if f.v != nil {
+			return errcode.Field(errcode.ValidationError, f.name, "not accepted on create: %s", f.why)
+		}
+	}
+	if strings.TrimSpace(it.Subject) == "" {
+		return errcode.Field(errcode.ValidationError, "subject", "required and must not be blank")
+	}
+	var err error
+	if it.Blocks, err = checkIDs("blocks", it.Blocks); err != nil {
+		return err
+	}
+	if it.BlockedBy, err = checkIDs("blockedBy", it.BlockedBy); err != nil {
+		return err
+	}
+	if it.ParentID != "" {
+		if err := CheckID(errcode.ValidationError, "parentID", it.ParentID); err != nil {
+			return err
+		}
+	}
+	if it.Priority != "" && !it.Priority.Valid() {
+		return errcode.Field(errcode.ValidationError, "priority", "%q is not one of low, medium, high", it.Priority)
+	}
+	return nil
+}
+
+// checkIDs validates every id and returns the list with duplicates removed,
+// first occurrence kept (set semantics, spec §7.2).
+func checkIDs(field string, ids []string) ([]string, error) {
+	out := make([]string, 0, len(ids))
+	seen := make(map[string]bool, len(ids))
+	for i, id := range ids {
+		if err := CheckID(errcode.ValidationError, fmt.Sprintf("%s[%d]", field, i), id); err != nil {
+			return nil, err
+		}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// IDRequest is task-get's input (spec §6.2): {"id":"T-…"}.
+type IDRequest struct {
+	ID string `json:"id"`
+}
+
+// UpdateRequest is task-update's input (spec §6.4, D8). Pointer fields are
+// replaced when present; addBlocks/addBlockedBy append with set semantics;
+// metadata shallow-merges and a null value deletes its key. repoURL and
+// parentID are create-only; blocks, blockedBy, threadID and projectRoot are
+// not updatable: each is refused with validation_error.
+type UpdateRequest struct {
+	ID           string    `json:"id"`
+	Subject      *string   `json:"subject,omitempty"`
+	Description  *string   `json:"description,omitempty"`
+	Status       *Status   `json:"status,omitempty"`
+	ActiveForm   *string   `json:"activeForm,omitempty"`
+	Owner        *string   `json:"owner,omitempty"`
+	Priority     *Priority `json:"priority,omitempty"`
+	AddBlocks    []string  `json:"addBlocks,omitempty"`
+	AddBlockedBy []string  `json:"addBlockedBy,omitempty"`
+	Metadata     Metadata  `json:"metadata,omitempty"`
+
+	RepoURL     jsontext.Value `json:"repoURL,omitzero"`
+	ParentID    jsontext.Value `json:"parentID,omitzero"`
+	Blocks      jsontext.Value `json:"blocks,omitzero"`
+	BlockedBy   jsontext.Value `json:"blockedBy,omitzero"`
+	ThreadID    jsontext.Value `json:"threadID,omitzero"`
+	ProjectRoot jsontext.Value `json:"projectRoot,omitzero"`
+}
+
+// ParseUpdate decodes and validates task-update's input.
+func ParseUpdate(data []byte) (*UpdateRequest, error) {
+	var r UpdateRequest
+	if err := input.Decode(data, &r); err != nil {
+		return nil, err
+	}
+	return &r, r.Validate()
+}
+
+// Validate checks an update request (spec §6.4, D8).
+func (r *UpdateRequest) Validate() error {
+	if r.ID == "" {
+		return errcode.Field(errcode.ValidationError, "id", "required")
+	}
+	if err := CheckID(errcode.InvalidTaskID, "id", r.ID); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		v    jsontext.Value
+		why  string
+	}{
+		{"repoURL", r.RepoURL, "create-only: set it with task-create"},
+		{"parentID", r.ParentID, "create-only: set it with task-create"},
+		{"blocks", r.Blocks, "dependencies are additive: use addBlocks"},
+		{"blockedBy", r.BlockedBy, "dependencies are additive: use addBlockedBy"},
+		{"threadID", r.ThreadID, "set by the tool"},
+		{"projectRoot", r.ProjectRoot, "set by the tool"},
+	} {
+		if f.v != nil {
+			return errcode.Field(errcode.ValidationError, f.name, "not updatable (%s)", f.why)
+		}
+	}
+	if r.Subject != nil && strings.TrimSpace(*r.Subject) == "" {
+		return errcode.Field(errcode.ValidationError, "subject", "must not be blank")
+	}
+	if r.Status != nil && !r.Status.Valid() {
+		return errcode.Field(errcode.ValidationError, "status", "%q is not one of pending, in_progress, completed, deleted", *r.Status)
+	}
+	if r.Priority != nil && !r.Priority.Valid() {
+		return errcode.Field(errcode.ValidationError, "priority", "%q is not one of low, medium, high", *r.Priority)
+	}
+	var err error
+	if r.AddBlocks, err = checkIDs("addBlocks", r.AddBlocks); err != nil {
+		return err
+	}
+	if r.AddBlockedBy, err = checkIDs("addBlockedBy", r.AddBlockedBy); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Apply merges r into t (spec §6.4 step 4): scalars replace, dependency
+// additions append new ids in order, metadata merges with null deleting.
+// An empty owner or activeForm removes the field.
+func (r *UpdateRequest) Apply(t *Task) {
+	if r.Subject != nil {
+		t.Subject = *r.Subject
+	}
+	if r.Description != nil {
+		t.Description = *r.Description
+	}
+	if r.Status != nil {
+		t.Status = *r.Status
+	}
+	if r.ActiveForm != nil {
+		t.ActiveForm = *r.ActiveForm
+	}
+	if r.Owner != nil {
+		t.Owner = *r.Owner
+	}
+	if r.Priority != nil {
+		t.Priority = *r.Priority
+	}
+	t.Blocks = appendSet(t.Blocks, r.AddBlocks)
+	t.BlockedBy = appendSet(t.BlockedBy, r.AddBlockedBy)
+	for k, v := range r.Metadata {
+		if v.Kind() == 'n' {
+			delete(t.Metadata, k)
+			continue
+		}
+		if t.Metadata == nil {
+			t.Metadata = Metadata{}
+		}
+		t.Metadata[k] = v
+	}
+	if len(t.Metadata) == 0 {
+		t.Metadata = nil
+	}
+}
+
+func appendSet(list, add []string) []string {
+	seen := make(map[string]bool, len(list)+len(add))
+	for _, id := range list {
+		seen[id] = true
+	}
+	for _, id := range add {
+		if !seen[id] {
+			seen[id] = true
+			list = append(list, id)
+		}
+	}
+	return list
+}
+
+// ListRequest is task-list's input (spec §6.3). Without status, only active
+// tasks are listed; status selects exactly that status; all lists every
+// status; ready keeps pending tasks with no unresolved blocker (D9).
+type ListRequest struct {
+	Status   Status `json:"status,omitempty"`
+	ParentID string `json:"parentID,omitempty"`
+	Ready    bool   `json:"ready,omitzero"`
+	All      bool   `json:"all,omitzero"`
+}
+
+// ParseList decodes and validates task-list's input.
+func ParseList(data []byte) (*ListRequest, error) {
+	var r ListRequest
+	if err := input.Decode(data, &r); err != nil {
+		return nil, err
+	}
+	return &r, r.Validate()
+}
+
+// Validate checks the filters.
+func (r *ListRequest) Validate() error {
+	if r.Status != "" && !r.Status.Valid() {
+		return errcode.Field(errcode.ValidationError, "status", "%q is not one of pending, in_progress, completed, deleted", r.Status)
+	}
+	if r.ParentID != "" {
+		return CheckID(errcode.ValidationError, "parentID", r.ParentID)
+	}
+	return nil
+}
+
+// CleanupRequest is task-cleanup's input (spec §6.5, D10). olderThan is
+// "<n>d", "<n>h" or "<n>m"; all (default true without olderThan) deletes
+// every completed task; includeDeleted also removes deleted ones; stale also
+// removes active tasks idle past olderThan (else tasks.stale_after_hours);
+// dryRun only reports.
+type CleanupRequest struct {
+	OlderThan      string `json:"olderThan,omitempty"`
+	All            *bool  `json:"all,omitzero"`
+	IncludeDeleted bool   `json:"includeDeleted,omitzero"`
+	Stale          bool   `json:"stale,omitzero"`
+	DryRun         bool   `json:"dryRun,omitzero"`
+
+	Age time.Duration `json:"-"`
+}
+
+// ParseCleanup decodes and validates task-cleanup's input.
+func ParseCleanup(data []byte) (*CleanupRequest, error) {
+	var r CleanupRequest
+	if err := input.Decode(data, &r); err != nil {
+		return nil, err
+	}
+	return &r, r.Validate()
+}
+
+var olderThanPattern = regexp.MustCompile(`^(\d{1,6})(d|h|m)$`)
+
+// Validate checks olderThan's format and that something is selected.
+func (r *CleanupRequest) Validate() error {
+	if r.OlderThan != "" {
+		m := olderThanPattern.FindStringSubmatch(r.OlderThan)
+		if m == nil {
+			return errcode.Field(errcode.ValidationError, "olderThan", "%q is not <number><d|h|m>, e.g. \"7d\", \"24h\", \"30m\"", r.OlderThan)
+		}
+		n, _ := strconv.Atoi(m[1])
+		unit := map[string]time.Duration{"d": 24 * time.Hour, "h": time.Hour, "m": time.Minute}[m[2]]
+		r.Age = time.Duration(n) * unit
+	}
+	if r.OlderThan == "" && r.All != nil && !*r.All {
+		return errcode.Field(errcode.ValidationError, "all", "false without olderThan selects nothing: give olderThan or drop all")
+	}
+	return nil
+}

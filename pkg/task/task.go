@@ -1,0 +1,86 @@
+// Package task holds the task record of spec §4 (TaskObject plus the
+// top-level priority of DESIGN D4), its strict on-disk encoding, the tool
+// input documents of spec §6, and the dependency rules of spec §7 / D9.
+package task
+
+import (
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Status is a task's lifecycle state (spec §4.3).
+type Status string
+
+// The four statuses of spec §4.3.
+const (
+	Pending    Status = "pending"
+	InProgress Status = "in_progress"
+	Completed  Status = "completed"
+	Deleted    Status = "deleted"
+)
+
+// Valid reports whether s is one of the four statuses.
+func (s Status) Valid() bool {
+	switch s {
+	case Pending, InProgress, Completed, Deleted:
+		return true
+	}
+	return false
+}
+
+// Active reports whether s is pending or in_progress (spec §4.3).
+func (s Status) Active() bool { return s == Pending || s == InProgress }
+
+// Priority is the inert low|medium|high field (spec §3.5, D4).
+type Priority string
+
+// Valid reports whether p is low, medium or high.
+func (p Priority) Valid() bool { return p == "low" || p == "medium" || p == "high" }
+
+// Metadata is the free-form metadata object; values are kept as raw JSON so
+// they round-trip exactly.
+type Metadata map[string]jsontext.Value
+
+// Task is one T-*.json record: spec §4.2 TaskObject plus priority (D4).
+// Field order is the on-disk key order (D3). Empty optional strings are
+// omitted; blocks and blockedBy are always written as arrays. ThreadID is
+// empty only for older records, which get one on their next write (D4).
+type Task struct {
+	ID          string   `json:"id"`
+	Subject     string   `json:"subject"`
+	Description string   `json:"description"`
+	Status      Status   `json:"status"`
+	ActiveForm  string   `json:"activeForm,omitempty"`
+	Blocks      []string `json:"blocks"`
+	BlockedBy   []string `json:"blockedBy"`
+	Owner       string   `json:"owner,omitempty"`
+	Priority    Priority `json:"priority,omitempty"`
+	Metadata    Metadata `json:"metadata,omitempty"`
+	RepoURL     string   `json:"repoURL,omitempty"`
+	ParentID    string   `json:"parentID,omitempty"`
+	ThreadID    string   `json:"threadID,omitempty"`
+	ProjectRoot string   `json:"projectRoot,omitempty"`
+}
+
+// Summary is one entry of task-list's answer (spec §6.3): blockedBy holds
+// only unresolved blockers.
+type Summary struct {
+	ID        string   `json:"id"`
+	Subject   string   `json:"subject"`
+	Status    Status   `json:"status"`
+	Owner     string   `json:"owner,omitempty"`
+	BlockedBy []string `json:"blockedBy"`
+	ParentID  string   `json:"parentID,omitempty"`
+}
+
+// MetadataString returns metadata[key] when it is a JSON string.
+func (t *Task) MetadataString(key string) (string, bool) {
+	raw, ok := t.Metadata[key]
+	if !ok || raw.Kind() != '"' {
+		return "", false
+	}
+	var s string
+	if err := unmarshalValue(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}

@@ -1,0 +1,127 @@
+package t
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/itchyny/gojq"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// commands are the script commands testscript lacks.
+func commands() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"exitcode": cmdExitcode,
+		"json":     cmdJSON,
+		"jqset":    cmdJQSet,
+		"age":      cmdAge,
+	}
+}
+
+// exitcode N prog args...: run prog (like exec) and require exit status N.
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N prog [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	case err != nil:
+		ts.Fatalf("%v", err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// eval runs a jq expression over the JSON in the last command's stdout (or
+// in FILE when the first argument is "-f FILE").
+func eval(ts *testscript.TestScript, args []string) ([]any, string) {
+	src := "stdout"
+	if len(args) >= 2 && args[0] == "-f" {
+		src, args = args[1], args[2:]
+	}
+	if len(args) != 1 {
+		ts.Fatalf("want exactly one jq expression, got %q", args)
+	}
+	var doc any
+	data := ts.ReadFile(src)
+	if err := json.Unmarshal([]byte(data), &doc); err != nil {
+		ts.Fatalf("%s is not one JSON document: %v\n%s", src, err, data)
+	}
+	q, err := gojq.Parse(args[0])
+	ts.Check(err)
+	var out []any
+	iter := q.Run(doc)
+	for {
+		v, ok := iter.Next()
+		if !ok {
+			break
+		}
+		if err, ok := v.(error); ok {
+			ts.Fatalf("jq %s: %v", args[0], err)
+		}
+		out = append(out, v)
+	}
+	return out, args[0]
+}
+
+// json [-f FILE] EXPR: require that the jq expression is true.
+func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
+	out, expr := eval(ts, args)
+	ok := len(out) > 0
+	for _, v := range out {
+		if v == nil || v == false {
+			ok = false
+		}
+	}
+	if ok == neg {
+		ts.Fatalf("json %s: got %v", expr, out)
+	}
+}
+
+// jqset VAR [-f FILE] EXPR: set VAR to the expression's result (strings
+// raw, other values as JSON; several results joined by spaces).
+func cmdJQSet(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: jqset VAR [-f FILE] EXPR")
+	}
+	out, _ := eval(ts, args[1:])
+	var parts []string
+	for _, v := range out {
+		if s, ok := v.(string); ok {
+			parts = append(parts, s)
+			continue
+		}
+		b, err := json.Marshal(v)
+		ts.Check(err)
+		parts = append(parts, string(b))
+	}
+	ts.Setenv(args[0], strings.Join(parts, " "))
+}
+
+// age DURATION FILE...: set the files' mtime to DURATION ago (e.g. 2h, 11m).
+func cmdAge(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: age DURATION FILE...")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	when := time.Now().Add(-d)
+	for _, f := range args[1:] {
+		if err := os.Chtimes(ts.MkAbs(f), when, when); err != nil {
+			ts.Fatalf("%v", fmt.Errorf("age: %w", err))
+		}
+	}
+}
