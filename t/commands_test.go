@@ -14,9 +14,23 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// commands are the script commands testscript lacks.
-func commands() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
-	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+// scriptCmd is a custom testscript command.
+type scriptCmd = func(ts *testscript.TestScript, neg bool, args []string)
+
+// commands are the script commands testscript lacks: the core ones here,
+// plus those of each part (hook, plan, proof) from their own files.
+func commands() map[string]scriptCmd {
+	all := map[string]scriptCmd{}
+	for _, m := range []map[string]scriptCmd{coreCommands(), hookCommands(), planCommands(), proofCommands()} {
+		for k, v := range m {
+			all[k] = v
+		}
+	}
+	return all
+}
+
+func coreCommands() map[string]scriptCmd {
+	return map[string]scriptCmd{
 		"exitcode": cmdExitcode,
 		"json":     cmdJSON,
 		"jqset":    cmdJQSet,
