@@ -170,8 +170,10 @@ func Explain(err error) error {
 			return errcode.Field(errcode.ValidationError, field, "duplicate key")
 		case errors.Is(syn.Err, io.ErrUnexpectedEOF):
 			return errcode.New(errcode.ValidationError, "malformed JSON: input ends early (truncated document) at byte %d", syn.ByteOffset)
+		case len(syn.JSONPointer) == 0:
+			return errcode.New(errcode.ValidationError, "malformed JSON at byte %d: %v", syn.ByteOffset, syn.Err)
 		default:
-			return errcode.New(errcode.ValidationError, "malformed JSON at byte %d (near %s): %v", syn.ByteOffset, field, syn.Err)
+			return errcode.New(errcode.ValidationError, "malformed JSON at byte %d (in %s): %v", syn.ByteOffset, field, syn.Err)
 		}
 	}
 	var sem *json.SemanticError

@@ -67,12 +67,35 @@ type Options struct {
 	BeforeCreate func()
 }
 
-// Stats describe one acquisition, for traces and benchmarks.
+// Stats describe one acquisition, for traces and benchmarks. As JSON:
+// {"waitedNs":<ns>,"attempts":N,"evicted":N,"kernel":bool}.
 type Stats struct {
-	Waited   time.Duration `json:"waitedNs"`
-	Attempts int           `json:"attempts"`
-	Evicted  int           `json:"evicted"`
-	Kernel   bool          `json:"kernel"`
+	Waited   time.Duration
+	Attempts int
+	Evicted  int
+	Kernel   bool
+}
+
+type statsJSON struct {
+	WaitedNs int64 `json:"waitedNs"`
+	Attempts int   `json:"attempts"`
+	Evicted  int   `json:"evicted"`
+	Kernel   bool  `json:"kernel"`
+}
+
+// MarshalJSON encodes s with the wait in nanoseconds.
+func (s Stats) MarshalJSON() ([]byte, error) {
+	return json.Marshal(statsJSON{int64(s.Waited), s.Attempts, s.Evicted, s.Kernel})
+}
+
+// UnmarshalJSON decodes the form MarshalJSON writes.
+func (s *Stats) UnmarshalJSON(b []byte) error {
+	var v statsJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = Stats{Waited: time.Duration(v.WaitedNs), Attempts: v.Attempts, Evicted: v.Evicted, Kernel: v.Kernel}
+	return nil
 }
 
 // record is the content of .lock. id and timestamp are the spec's; the rest

@@ -13,12 +13,15 @@ import (
 // CleanupResult is task-cleanup's answer (spec §6.5, D10). With dryRun the
 // counts say what would be deleted and nothing is.
 type CleanupResult struct {
-	Deleted    int       `json:"deleted"`
-	Remaining  int       `json:"remaining"`
-	DeletedIDs []string  `json:"deletedIds"`
-	DryRun     bool      `json:"dryRun,omitzero"`
-	SweptTemps []string  `json:"sweptTemps,omitempty"`
-	Problems   []Problem `json:"problems,omitempty"`
+	Deleted    int      `json:"deleted"`
+	Remaining  int      `json:"remaining"`
+	DeletedIDs []string `json:"deletedIds"`
+	DryRun     bool     `json:"dryRun,omitzero"`
+	// KeptBlockers are completed tasks kept because an active task still
+	// lists them in blockedBy: deleting them would block it again (D9).
+	KeptBlockers []string  `json:"keptBlockers,omitempty"`
+	SweptTemps   []string  `json:"sweptTemps,omitempty"`
+	Problems     []Problem `json:"problems,omitempty"`
 }
 
 // Cleanup deletes completed tasks (spec §6.5) and, when asked, deleted ones
@@ -85,18 +88,36 @@ func (s *Store) selectForCleanup(snap *Snapshot, req *task.CleanupRequest, res *
 		staleAge = req.Age
 	}
 	var ids []string
+	selected := map[string]bool{}
 	for _, e := range snap.Entries {
 		t := e.Task
 		age := now.Sub(e.ModTime)
-		var selected bool
 		switch {
 		case t.Status == task.Completed || (t.Status == task.Deleted && req.IncludeDeleted):
-			selected = req.Age == 0 || age > req.Age
+			selected[t.ID] = req.Age == 0 || age > req.Age
 		case t.Status.Active() && req.Stale:
-			selected = staleAge > 0 && age > staleAge
+			selected[t.ID] = staleAge > 0 && age > staleAge
 		}
-		if selected {
-			ids = append(ids, t.ID)
+	}
+	// A completed blocker of a task that stays active keeps it runnable;
+	// deleting the blocker would make the dependent blocked forever (a
+	// missing blocker is unresolved, spec §7.3).
+	needed := map[string]bool{}
+	for _, e := range snap.Entries {
+		if e.Task.Status.Active() && !selected[e.Task.ID] {
+			for _, b := range e.Task.BlockedBy {
+				needed[b] = true
+			}
+		}
+	}
+	for _, e := range snap.Entries {
+		id := e.Task.ID
+		switch {
+		case !selected[id]:
+		case e.Task.Status == task.Completed && needed[id]:
+			res.KeptBlockers = append(res.KeptBlockers, id)
+		default:
+			ids = append(ids, id)
 		}
 	}
 	res.DeletedIDs = append(res.DeletedIDs, ids...)
