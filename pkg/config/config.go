@@ -101,7 +101,7 @@ func keys() []key {
 	str := func(f func(*Tasks, string)) func(*Tasks, jsontext.Value) error {
 		return func(t *Tasks, v jsontext.Value) error {
 			var s string
-			if err := decode(v, &s, "string"); err != nil {
+			if err := decode(v, &s, "a string"); err != nil {
 				return err
 			}
 			f(t, s)
@@ -111,7 +111,7 @@ func keys() []key {
 	num := func(min float64, unit string, f func(*Tasks, float64)) func(*Tasks, jsontext.Value) error {
 		return func(t *Tasks, v jsontext.Value) error {
 			var n float64
-			if err := decode(v, &n, "number"); err != nil {
+			if err := decode(v, &n, "a number"); err != nil {
 				return err
 			}
 			if n < min {
@@ -124,7 +124,7 @@ func keys() []key {
 	boolean := func(f func(*Tasks, bool)) func(*Tasks, jsontext.Value) error {
 		return func(t *Tasks, v jsontext.Value) error {
 			var b bool
-			if err := decode(v, &b, "boolean"); err != nil {
+			if err := decode(v, &b, "a boolean"); err != nil {
 				return err
 			}
 			f(t, b)
@@ -134,7 +134,7 @@ func keys() []key {
 	return []key{
 		{"scope", true, func(t *Tasks, v jsontext.Value) error {
 			var s string
-			if err := decode(v, &s, "string"); err != nil {
+			if err := decode(v, &s, "a string"); err != nil {
 				return err
 			}
 			if s != "project" && s != "global" {
@@ -155,7 +155,7 @@ func keys() []key {
 
 func decode(v jsontext.Value, dst any, want string) error {
 	if err := json.Unmarshal(v, dst); err != nil {
-		return fmt.Errorf("expected a %s, got %s", want, kindName(v.Kind()))
+		return fmt.Errorf("expected %s, got %s", want, kindName(v.Kind()))
 	}
 	return nil
 }
@@ -234,7 +234,7 @@ func Load(userDir, root string) (*Config, error) {
 			continue
 		}
 		var hooks []string
-		if err := decode(v, &hooks, "array of strings"); err != nil {
+		if err := decode(v, &hooks, "an array of strings"); err != nil {
 			return nil, errcode.New(errcode.ConfigError, "%s: disabled_hooks: %v", f.path, err)
 		}
 		cfg.DisabledHooks = append(cfg.DisabledHooks, hooks...)

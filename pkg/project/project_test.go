@@ -1,0 +1,62 @@
+package project
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func env(vars map[string]string, wd string) Env {
+	return Env{
+		Getenv: func(k string) string { return vars[k] },
+		Getwd:  func() (string, error) { return wd, nil },
+		Home:   func() (string, error) { return "/home/u", nil },
+	}
+}
+
+func TestRoot(t *testing.T) {
+	base := t.TempDir()
+	os.MkdirAll(filepath.Join(base, "repo", ".git"), 0o755)
+	os.MkdirAll(filepath.Join(base, "repo", "a", ".matrixx"), 0o755)
+	os.MkdirAll(filepath.Join(base, "repo", "a", "b", "c"), 0o755)
+	os.MkdirAll(filepath.Join(base, "plain"), 0o755)
+	tests := []struct {
+		name, flag, wd string
+		vars           map[string]string
+		want           string
+	}{
+		{"flag wins", "x", base, map[string]string{"MATRIXX_PROJECT_DIR": "/m"}, filepath.Join(base, "x")},
+		{"matrixx env", "", base, map[string]string{"MATRIXX_PROJECT_DIR": "/m/", "CLAUDE_PROJECT_DIR": "/c"}, "/m"},
+		{"claude env", "", base, map[string]string{"CLAUDE_PROJECT_DIR": "/c"}, "/c"},
+		{"nearest .matrixx", "", filepath.Join(base, "repo", "a", "b", "c"), nil, filepath.Join(base, "repo", "a")},
+		{".git", "", filepath.Join(base, "repo"), nil, filepath.Join(base, "repo")},
+		{"none: cwd", "", filepath.Join(base, "plain"), nil, filepath.Join(base, "plain")},
+	}
+	for _, tt := range tests {
+		got, err := Root(tt.flag, env(tt.vars, tt.wd))
+		if err != nil || got != tt.want {
+			t.Errorf("%s: got %q %v, want %q", tt.name, got, err, tt.want)
+		}
+	}
+}
+
+func TestSessionAndOpenCodeDir(t *testing.T) {
+	if got := Session(" s1 ", env(map[string]string{"MATRIXX_SESSION_ID": "s2"}, "/")); got != "s1" {
+		t.Errorf("flag: %q", got)
+	}
+	if got := Session("", env(map[string]string{"MATRIXX_SESSION_ID": "s2"}, "/")); got != "s2" {
+		t.Errorf("env: %q", got)
+	}
+	if got := Session("", env(nil, "/")); got != NoSession {
+		t.Errorf("default: %q", got)
+	}
+	for want, vars := range map[string]map[string]string{
+		"/oc":                      {"OPENCODE_CONFIG_DIR": "/oc/", "XDG_CONFIG_HOME": "/x"},
+		"/x/opencode":              {"XDG_CONFIG_HOME": "/x"},
+		"/home/u/.config/opencode": {"XDG_CONFIG_HOME": "relative"},
+	} {
+		if got := OpenCodeDir(env(vars, "/")); got != want {
+			t.Errorf("%v: got %q want %q", vars, got, want)
+		}
+	}
+}

@@ -1,0 +1,269 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+func newStore(t *testing.T) *Store {
+	t.Helper()
+	root := t.TempDir()
+	return &Store{Dir: filepath.Join(root, ".matrixx", "tasks"), Root: root, Session: "ses_test"}
+}
+
+func create(t *testing.T, s *Store, doc string) *CreateResult {
+	t.Helper()
+	req, err := task.ParseCreate([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Create(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestResolve(t *testing.T) {
+	def := config.Defaults()
+	with := func(f func(*config.Tasks)) config.Tasks { c := def; f(&c); return c }
+	tests := []struct {
+		name        string
+		root        string
+		cfg         config.Tasks
+		env         string
+		dir, legacy string
+	}{
+		{"project default", "/p/my app", def, "", "/p/my app/.matrixx/tasks", "/oc/tasks/my-app"},
+		{"global", "/p/app", with(func(c *config.Tasks) { c.Scope = "global" }), "", "/oc/tasks/app", ""},
+		{"env list id", "/p/app", with(func(c *config.Tasks) { c.Scope = "global"; c.TaskListID = "cfg" }), " env/id ", "/oc/tasks/env-id", ""},
+		{"config list id", "/p/app", with(func(c *config.Tasks) { c.Scope = "global"; c.TaskListID = "cfg" }), "", "/oc/tasks/cfg", ""},
+		{"absolute storage", "/p/app", with(func(c *config.Tasks) { c.StoragePath = "/abs/store/" }), "", "/abs/store", ""},
+		{"relative storage", "/p/app", with(func(c *config.Tasks) { c.StoragePath = "../shared" }), "", "/p/shared", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := Resolve(tt.root, tt.cfg, tt.env, "/oc")
+			if l.Dir != tt.dir || l.LegacyDir != tt.legacy {
+				t.Fatalf("got %+v, want dir %q legacy %q", l, tt.dir, tt.legacy)
+			}
+		})
+	}
+}
+
+func TestSanitize(t *testing.T) {
+	for in, want := range map[string]string{"my-app_1": "my-app_1", "a b/c": "a-b-c", "": "default", "..": "--", "café": "caf-"} {
+		if got := Sanitize(in); got != want {
+			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCreateDedupUsesIndexAndSeesForeignFiles(t *testing.T) {
+	s := newStore(t)
+	first := create(t, s, `{"subject":"Build"}`).Tasks[0]
+	if _, err := os.Stat(filepath.Join(s.Dir, indexDir, indexFile)); err != nil {
+		t.Fatalf("index not written: %v", err)
+	}
+	again := create(t, s, `{"subject":" Build "}`).Tasks[0]
+	if again.ID != first.ID || !again.Deduplicated {
+		t.Fatalf("expected dedup to %s, got %+v", first.ID, again)
+	}
+
+	// A record written by another tool invalidates the index (directory mtime).
+	foreign := `{"id":"T-foreign","subject":"Other","description":"","status":"pending","blocks":[],"blockedBy":[],"threadID":"x","projectRoot":"` + s.Root + `"}`
+	if err := os.WriteFile(filepath.Join(s.Dir, "T-foreign.json"), []byte(foreign), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := create(t, s, `{"subject":"Other"}`).Tasks[0]
+	if got.ID != "T-foreign" || !got.Deduplicated {
+		t.Fatalf("foreign task not found: %+v", got)
+	}
+
+	// A different project root never deduplicates.
+	other := *s
+	other.Root = "/elsewhere"
+	if got := create(t, &other, `{"subject":"Build"}`).Tasks[0]; got.Deduplicated {
+		t.Fatalf("deduplicated across projects: %+v", got)
+	}
+}
+
+func TestDedupIndexIsOnlyAHint(t *testing.T) {
+	s := newStore(t)
+	first := create(t, s, `{"subject":"Build"}`).Tasks[0]
+	// Complete the task behind the index's back, keeping the directory
+	// mtime: an in-place rewrite. The hit must be re-checked and refused.
+	path := filepath.Join(s.Dir, task.FileName(first.ID))
+	data, _ := os.ReadFile(path)
+	fi, _ := os.Stat(s.Dir)
+	if err := os.WriteFile(path, []byte(strings.Replace(string(data), `"pending"`, `"completed"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(s.Dir, fi.ModTime(), fi.ModTime())
+	if got := create(t, s, `{"subject":"Build"}`).Tasks[0]; got.Deduplicated {
+		t.Fatalf("deduplicated against a completed task: %+v", got)
+	}
+}
+
+func TestDedupWindow(t *testing.T) {
+	s := newStore(t)
+	first := create(t, s, `{"subject":"Build"}`).Tasks[0]
+	old := time.Now().Add(-DedupWindow - time.Minute)
+	os.Chtimes(filepath.Join(s.Dir, task.FileName(first.ID)), old, old)
+	os.RemoveAll(filepath.Join(s.Dir, indexDir)) // force a rebuild from mtimes
+	if got := create(t, s, `{"subject":"Build"}`).Tasks[0]; got.Deduplicated {
+		t.Fatalf("deduplicated outside the window: %+v", got)
+	}
+}
+
+func TestScanReportsProblems(t *testing.T) {
+	s := newStore(t)
+	create(t, s, `{"items":[{"subject":"a"},{"subject":"b"}]}`)
+	for name, content := range map[string]string{
+		"T-empty.json":   "",
+		"T-broken.json":  "{",
+		"T-foreign.json": `{"hello":"world"}`,
+		"T-other.json":   `{"id":"T-else","subject":"s","description":"","status":"pending"}`,
+		"README.md":      "not a task",
+	} {
+		os.WriteFile(filepath.Join(s.Dir, name), []byte(content), 0o644)
+	}
+	snap, err := s.Scan(ScanOptions{Mtime: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Entries) != 2 || snap.Entries[0].ModTime.IsZero() {
+		t.Fatalf("entries: %+v", snap.Entries)
+	}
+	var files []string
+	for _, p := range snap.Problems {
+		files = append(files, p.File)
+	}
+	if strings.Join(files, ",") != "T-broken.json,T-empty.json,T-foreign.json,T-other.json" {
+		t.Fatalf("problems: %+v", snap.Problems)
+	}
+}
+
+func TestWriteRefusedAfterLosingTheLock(t *testing.T) {
+	s := newStore(t)
+	id := create(t, s, `{"subject":"a"}`).Tasks[0].ID
+	path := filepath.Join(s.Dir, task.FileName(id))
+	before, _ := os.ReadFile(path)
+	err := s.transact(func(tx *txn) error {
+		// Someone evicted us and took the lock (we were paused past 30 s).
+		os.WriteFile(filepath.Join(s.Dir, ".lock"), []byte(`{"id":"successor","timestamp":1}`), 0o644)
+		t2, _ := s.Get(id)
+		t2.Status = task.Completed
+		return tx.write(t2)
+	})
+	if errcode.Of(err) != errcode.TaskLockUnavailable {
+		t.Fatalf("err = %v, want task_lock_unavailable", err)
+	}
+	after, _ := os.ReadFile(path)
+	if string(after) != string(before) {
+		t.Fatalf("the record was overwritten after the lock was lost")
+	}
+	lock, _ := os.ReadFile(filepath.Join(s.Dir, ".lock"))
+	if !strings.Contains(string(lock), "successor") {
+		t.Fatalf("the successor's lock was removed: %s", lock)
+	}
+	entries, _ := os.ReadDir(s.Dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Fatalf("temp file left behind: %s", e.Name())
+		}
+	}
+}
+
+func TestUpdateCycleAndNotFound(t *testing.T) {
+	s := newStore(t)
+	a := create(t, s, `{"subject":"a"}`).Tasks[0].ID
+	b := create(t, s, `{"subject":"b","blockedBy":["`+a+`"]}`).Tasks[0].ID
+	req, _ := task.ParseUpdate([]byte(`{"id":"` + a + `","addBlockedBy":["` + b + `"]}`))
+	if _, err := s.Update(req); errcode.Of(err) != errcode.DependencyCycle {
+		t.Fatalf("err = %v, want dependency_cycle", err)
+	}
+	req, _ = task.ParseUpdate([]byte(`{"id":"T-nope","status":"completed"}`))
+	if _, err := s.Update(req); errcode.Of(err) != errcode.TaskNotFound {
+		t.Fatalf("err = %v, want task_not_found", err)
+	}
+	missing := &Store{Dir: filepath.Join(t.TempDir(), "none"), Root: "/"}
+	if _, err := missing.Update(req); errcode.Of(err) != errcode.TaskNotFound {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Stat(missing.Dir); !os.IsNotExist(err) {
+		t.Fatalf("update of a missing task created the directory")
+	}
+}
+
+func TestCleanupSelection(t *testing.T) {
+	s := newStore(t)
+	res := create(t, s, `{"items":[{"subject":"done-old"},{"subject":"done-new"},{"subject":"gone"},{"subject":"idle"},{"subject":"blocker"}]}`)
+	ids := map[string]string{}
+	for _, c := range res.Tasks {
+		ids[c.Subject] = c.ID
+	}
+	create(t, s, `{"subject":"dependent","blockedBy":["`+ids["blocker"]+`"]}`)
+	set := func(subject, status string) {
+		req, _ := task.ParseUpdate([]byte(`{"id":"` + ids[subject] + `","status":"` + status + `"}`))
+		if _, err := s.Update(req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("done-old", "completed")
+	set("done-new", "completed")
+	set("gone", "deleted")
+	set("blocker", "completed")
+	old := time.Now().Add(-48 * time.Hour)
+	for _, n := range []string{"done-old", "idle"} {
+		os.Chtimes(filepath.Join(s.Dir, task.FileName(ids[n])), old, old)
+	}
+	s.StaleAfter = 24 * time.Hour
+	tests := []struct {
+		req  string
+		want []string
+		kept []string
+	}{
+		{`{"dryRun":true}`, []string{"done-old", "done-new"}, []string{"blocker"}},
+		{`{"dryRun":true,"olderThan":"24h"}`, []string{"done-old"}, nil},
+		{`{"dryRun":true,"includeDeleted":true}`, []string{"done-old", "done-new", "gone"}, []string{"blocker"}},
+		{`{"dryRun":true,"stale":true,"olderThan":"24h"}`, []string{"done-old", "idle"}, nil},
+	}
+	for _, tt := range tests {
+		req, err := task.ParseCleanup([]byte(tt.req))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Cleanup(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, n := range tt.want {
+			want = append(want, ids[n])
+		}
+		if strings.Join(res.DeletedIDs, ",") != strings.Join(sorted(want), ",") {
+			t.Errorf("%s: deleted %v, want %v", tt.req, res.DeletedIDs, tt.want)
+		}
+		if len(res.KeptBlockers) != len(tt.kept) {
+			t.Errorf("%s: kept %v, want %v", tt.req, res.KeptBlockers, tt.kept)
+		}
+	}
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
