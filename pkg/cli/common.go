@@ -66,6 +66,7 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 		}
 	}
 	if a.env.Getenv("MATRIXX_DEBUG") != "" {
+		st.Debug = true
 		st.OnLock = func(s lock.Stats) {
 			b, _ := json.Marshal(s)
 			fmt.Fprintf(a.stderr, "%s: debug: lock %s\n", a.name, b)

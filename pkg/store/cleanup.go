@@ -63,6 +63,11 @@ func (s *Store) Cleanup(req *task.CleanupRequest) (*CleanupResult, error) {
 				tx.recent.remove(id)
 			}
 		}
+		if tx.recent != nil && len(res.DeletedIDs) > 0 {
+			// The unlinks change the directory's mtime; re-stamp the
+			// still-valid index so the next create need not rebuild it.
+			tx.recent.changed = true
+		}
 		res.Remaining += len(ids) - len(res.DeletedIDs)
 		res.Deleted = len(res.DeletedIDs)
 		if res.Deleted > 0 {

@@ -47,6 +47,8 @@ type Store struct {
 	// OnLock, when set, is told how each lock acquisition went (traces,
 	// benchmarks).
 	OnLock func(lock.Stats)
+	// Debug adds notes about internal decisions (dedup index rebuilds) to Log.
+	Debug bool
 }
 
 // Layout is where the resolved store lives.

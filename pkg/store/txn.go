@@ -92,6 +92,9 @@ func (tx *txn) ensureRecent() error {
 	if err != nil {
 		return err
 	}
+	if tx.s.Debug {
+		tx.s.logf("debug: dedup index rebuilt (%d recent active tasks)", len(idx.Entries))
+	}
 	tx.recent = idx
 	return nil
 }
