@@ -24,7 +24,7 @@ type globals struct {
 
 // writeFlags are the flags of binaries that take the lock.
 type writeFlags struct {
-	LockTimeout time.Duration `name:"lock-timeout" placeholder:"DUR" help:"Budget for taking the store lock, e.g. 500ms, 30s (default: $MATRIXX_LOCK_TIMEOUT_MS, else 10s)."`
+	LockTimeout time.Duration `name:"lock-timeout" placeholder:"DUR" help:"Budget for taking the lock (task store or plans), e.g. 500ms, 30s (default: $MATRIXX_LOCK_TIMEOUT_MS, else 10s)."`
 }
 
 // env is the resolved context of one command.

@@ -1,12 +1,137 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/hashline"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 )
 
-// Plan is the plan binary (spec §9). Placeholder until the plan issue lands.
+const planHelp = `Markdown plans in .matrixx/plans/<name>.md with hash-anchored line edits (spec §9).
+
+  plan create auth < auth.md              raw markdown on stdin (a template when stdin is empty)
+  plan read auth                          lines as N#ID|content; --json, --format content
+  echo '{"edits":[{"op":"replace","pos":"5#VRRM","lines":["1. [x] Login form"]}]}' | plan update auth
+  plan check auth 1                       tick numbered item 1 (--uncheck to clear it)
+  plan tasks auth | task-create           one task per open numbered item, never twice
+  plan sync auth                          tick the items whose task is completed
+  plan list / plan delete auth
+
+Names are kebab-case (auth, release-2-0). Numbered checkbox items ("1. [ ] …") are the work and
+count toward progress; "- [ ]" bullets are meta items. Every answer is one JSON document (plan read
+prints text unless --json); errors are {"error","message"} on stdout with exit 1, usage errors exit 2.
+See README "Plans" and docs/plans.md.`
+
+// planCmd is the plan binary: global flags and the subcommands.
+type planCmd struct {
+	globals
+	writeFlags
+	Create planCreateCmd `cmd:"" help:"Create a plan from markdown on stdin, or from a template when stdin is empty."`
+	List   planListCmd   `cmd:"" help:"List the plans with size and progress."`
+	Read   planReadCmd   `cmd:"" help:"Print a plan as N#ID|content lines (--json for structure)."`
+	Update planUpdateCmd `cmd:"" help:"Apply anchored line edits read as JSON on stdin."`
+	Delete planDeleteCmd `cmd:"" help:"Delete a plan."`
+	Tasks  planTasksCmd  `cmd:"" help:"Print the open numbered items without a task as a task-create batch."`
+	Check  planCheckCmd  `cmd:"" help:"Tick (or with --uncheck clear) the numbered item N."`
+	Sync   planSyncCmd   `cmd:"" help:"Tick every open item whose task is completed."`
+
+	ctx *kong.Context `kong:"-"`
+}
+
+// planSub is one subcommand.
+type planSub interface {
+	run(a *app, p *planCmd) error
+}
+
+// Plan is the plan binary (spec §9, DESIGN D17–D18).
 func Plan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "plan: not built yet")
-	return 2
+	return run("plan", planHelp, &planCmd{}, args, stdin, stdout, stderr)
+}
+
+// AfterApply keeps kong's context so run can find the chosen subcommand.
+func (p *planCmd) AfterApply(ctx *kong.Context) error {
+	p.ctx = ctx
+	return nil
+}
+
+func (p *planCmd) run(a *app) error {
+	a.pretty = p.Pretty
+	var sub planSub
+	if p.ctx != nil && p.ctx.Selected() != nil {
+		sub, _ = p.ctx.Selected().Target.Addr().Interface().(planSub)
+	}
+	if sub == nil {
+		return errcode.New(errcode.InvalidArguments, "missing subcommand (see plan --help)")
+	}
+	err := sub.run(a, p)
+	var me *hashline.MismatchError
+	if errors.As(err, &me) {
+		a.exit = a.failMismatch(me)
+		return nil
+	}
+	return err
+}
+
+// mismatchAnswer is the anchor_mismatch envelope: the flat envelope of D2
+// plus the structured mismatches, so an agent can retry without reading
+// again.
+type mismatchAnswer struct {
+	Error      errcode.Code        `json:"error"`
+	Message    string              `json:"message"`
+	TotalLines int                 `json:"totalLines"`
+	Mismatches []hashline.Mismatch `json:"mismatches"`
+}
+
+// failMismatch prints an anchor_mismatch answer and returns its exit status.
+func (a *app) failMismatch(me *hashline.MismatchError) int {
+	e := errcode.As(me)
+	fmt.Fprintf(a.stderr, "%s: %s\n", a.name, e.Error())
+	ms := make([]hashline.Mismatch, len(me.Mismatches))
+	for i, m := range me.Mismatches {
+		m.Current = validUTF8(m.Current)
+		ctx := make([]string, len(m.Context))
+		for k, c := range m.Context {
+			ctx[k] = validUTF8(c)
+		}
+		m.Context = ctx
+		ms[i] = m
+	}
+	a.emit(mismatchAnswer{Error: e.Code, Message: validUTF8(e.Message), TotalLines: me.TotalLines, Mismatches: ms})
+	return errcode.ExitStatus(e)
+}
+
+// plans resolves the project (root, config, task store) and its plans
+// directory.
+func (p *planCmd) plans(a *app) (*env, *plan.Store, error) {
+	e, err := a.open(&p.globals, &p.writeFlags)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &plan.Store{
+		Dir:  plan.DirOf(e.root),
+		Root: e.root,
+		Lock: lock.Options{Timeout: e.store.Lock.Timeout, NoKernel: e.store.Lock.NoKernel},
+	}
+	return e, s, nil
+}
+
+// validUTF8 replaces invalid UTF-8 (a plan written by other means) so the
+// JSON answer can always be encoded.
+func validUTF8(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+
+// jsonLines makes lines safe for a JSON answer.
+func jsonLines(lines []hashline.Line) []hashline.Line {
+	out := make([]hashline.Line, len(lines))
+	for i, l := range lines {
+		l.Text = validUTF8(l.Text)
+		out[i] = l
+	}
+	return out
 }

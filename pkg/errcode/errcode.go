@@ -20,7 +20,7 @@ const (
 	InvalidTaskID Code = "invalid_task_id"
 	// TaskNotFound: task-update on an id with no file (spec §6.4).
 	TaskNotFound Code = "task_not_found"
-	// TaskLockUnavailable: the store's .lock stayed held past the retry budget (spec §5.3, D5).
+	// TaskLockUnavailable: a .lock (task store or plans directory) stayed held past the retry budget (spec §5.3, D5).
 	TaskLockUnavailable Code = "task_lock_unavailable"
 	// ValidationError: the input document or a field in it is invalid (spec §6.6).
 	ValidationError Code = "validation_error"

@@ -76,9 +76,8 @@ func ParseCreate(data []byte) (*CreateRequest, error) {
 		}
 		return nil, err
 	}
-	if len(env.Items) == 0 {
-		return nil, errcode.Field(errcode.ValidationError, "items", "must hold at least one task")
-	}
+	// An empty batch is a no-op, so `plan tasks X | task-create` works
+	// when nothing is left to file (S6).
 	req.Total = len(env.Items)
 	for i, raw := range env.Items {
 		req.add(i, raw)
@@ -168,12 +167,12 @@ type IDRequest struct {
 // not updatable: each is refused with validation_error.
 type UpdateRequest struct {
 	ID           string    `json:"id"`
-	Subject      *string   `json:"subject,omitempty"`
-	Description  *string   `json:"description,omitempty"`
-	Status       *Status   `json:"status,omitempty"`
-	ActiveForm   *string   `json:"activeForm,omitempty"`
-	Owner        *string   `json:"owner,omitempty"`
-	Priority     *Priority `json:"priority,omitempty"`
+	Subject      *string   `json:"subject,omitzero"`
+	Description  *string   `json:"description,omitzero"`
+	Status       *Status   `json:"status,omitzero"`
+	ActiveForm   *string   `json:"activeForm,omitzero"`
+	Owner        *string   `json:"owner,omitzero"`
+	Priority     *Priority `json:"priority,omitzero"`
 	AddBlocks    []string  `json:"addBlocks,omitempty"`
 	AddBlockedBy []string  `json:"addBlockedBy,omitempty"`
 	Metadata     Metadata  `json:"metadata,omitempty"`
@@ -345,7 +344,10 @@ func ParseCleanup(data []byte) (*CleanupRequest, error) {
 	return &r, r.Validate()
 }
 
-var olderThanPattern = regexp.MustCompile(`^(\d{1,6})(d|h|m)$`)
+var olderThanPattern = regexp.MustCompile(`^(\d{1,9})(d|h|m)$`)
+
+// maxAge caps olderThan at 100 years.
+const maxAge = 100 * 365 * 24 * time.Hour
 
 // Validate checks olderThan's format and that something is selected.
 func (r *CleanupRequest) Validate() error {
@@ -356,6 +358,9 @@ func (r *CleanupRequest) Validate() error {
 		}
 		n, _ := strconv.Atoi(m[1])
 		unit := map[string]time.Duration{"d": 24 * time.Hour, "h": time.Hour, "m": time.Minute}[m[2]]
+		if time.Duration(n) > maxAge/unit {
+			return errcode.Field(errcode.ValidationError, "olderThan", "%q is more than 100 years", r.OlderThan)
+		}
 		r.Age = time.Duration(n) * unit
 	}
 	if r.OlderThan == "" && r.All != nil && !*r.All {

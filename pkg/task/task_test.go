@@ -129,7 +129,7 @@ func TestParseCreate(t *testing.T) {
 		{"single", `{"subject":"a"}`, []string{"a"}, nil, ""},
 		{"batch", `{"items":[{"subject":"a"},{"subject":""},{"subject":"c","status":"pending"},{"subject":"d"}]}`, []string{"a", "d"}, []int{1, 2}, ""},
 		{"single bad", `{"subject":"a","x":1}`, nil, []int{0}, ""},
-		{"empty batch", `{"items":[]}`, nil, nil, errcode.ValidationError},
+		{"empty batch is a no-op", `{"items":[]}`, nil, nil, ""},
 		{"extra key", `{"items":[{"subject":"a"}],"x":1}`, nil, nil, errcode.ValidationError},
 		{"items not array", `{"items":{}}`, nil, nil, errcode.ValidationError},
 		{"not object", `"a"`, nil, nil, errcode.ValidationError},
@@ -212,6 +212,7 @@ func TestCleanupOlderThan(t *testing.T) {
 		mins int
 	}{
 		{"7d", true, 7 * 24 * 60}, {"24h", true, 24 * 60}, {"30m", true, 30}, {"0m", true, 0},
+		{"36500d", true, 36500 * 24 * 60}, {"36501d", false, 0}, {"999999999d", false, 0},
 		{"7", false, 0}, {"7w", false, 0}, {"-1d", false, 0}, {"1.5h", false, 0}, {"d", false, 0},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"io"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/hashline"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
+)
+
+type planReadCmd struct {
+	Name   string `arg:"" help:"Plan name (kebab-case, no .md)."`
+	Offset int    `default:"1" placeholder:"N" help:"First line to print (1-based); anchors stay absolute."`
+	Limit  int    `default:"0" placeholder:"N" help:"Print at most N lines (0: all)."`
+	Format string `enum:"hashline,content,json" default:"hashline" help:"hashline (N#ID|content), content (the plain text) or json."`
+	JSON   bool   `name:"json" help:"Same as --format json."`
+}
+
+func (c *planReadCmd) Help() string {
+	return `Prints the plan's lines as N#ID|content: N is the 1-based line number and ID a 4-symbol hash of
+the line. plan update needs these N#ID anchors; copy them as they are.
+
+  plan read auth                      every line
+  plan read auth --offset 40 --limit 20
+  plan read auth --format content     the plain markdown
+  plan read auth --json               {"name","size","totalLines","progress":{"done","total"},
+                                        "lines":[{"line","id","text"}]}
+
+Errors (JSON on stdout, exit 1): invalid_file_path, file_not_found, file_too_large.`
+}
+
+// planRead is plan read --json's answer.
+type planRead struct {
+	plan.Info
+	TotalLines int             `json:"totalLines"`
+	Lines      []hashline.Line `json:"lines"`
+}
+
+func (c *planReadCmd) run(a *app, p *planCmd) error {
+	if c.Offset < 1 {
+		return errcode.New(errcode.InvalidArguments, "--offset %d: lines are numbered from 1", c.Offset)
+	}
+	if c.Limit < 0 {
+		return errcode.New(errcode.InvalidArguments, "--limit %d: must be 0 (all) or more", c.Limit)
+	}
+	if err := plan.CheckName(c.Name); err != nil {
+		return err
+	}
+	_, s, err := p.plans(a)
+	if err != nil {
+		return err
+	}
+	pl, err := s.Read(c.Name)
+	if err != nil {
+		return err
+	}
+	lines := pl.Text.Range(c.Offset, c.Limit)
+	total := len(pl.Text.Lines)
+	if c.Offset > total && total > 0 {
+		a.warnf("--offset %d is past the end of plan %s (%d lines)", c.Offset, c.Name, total)
+	}
+	switch {
+	case c.JSON || c.Format == "json":
+		a.emit(planRead{Info: pl.Info(), TotalLines: total, Lines: jsonLines(lines)})
+	case c.Format == "content":
+		writeContent(a.stdout, pl.Text, lines)
+	default:
+		_, _ = io.WriteString(a.stdout, hashline.Format(lines))
+	}
+	return nil
+}
+
+// writeContent prints lines as the file holds them: with the file's line
+// terminator, and without one after the last line when the file has none.
+func writeContent(w io.Writer, t hashline.Text, lines []hashline.Line) {
+	whole := hashline.Text{CRLF: t.CRLF, NoFinalNewline: t.NoFinalNewline}
+	for _, l := range lines {
+		whole.Lines = append(whole.Lines, l.Text)
+	}
+	if len(lines) > 0 && lines[len(lines)-1].Number < len(t.Lines) {
+		whole.NoFinalNewline = false
+	}
+	_, _ = w.Write(whole.Bytes())
+}
+
+type planListCmd struct{}
+
+func (c *planListCmd) Help() string {
+	return `Answer: {"plans":[{"name","size","progress":{"done","total"}}],"problems"?:[{"file","error"}]}
+sorted by name; size is in bytes; progress counts numbered checkbox items. *.md files that are not
+readable plans (bad name, symbolic link, …) are listed in "problems" and on stderr.`
+}
+
+func (c *planListCmd) run(a *app, p *planCmd) error {
+	_, s, err := p.plans(a)
+	if err != nil {
+		return err
+	}
+	res, err := s.List()
+	if err != nil {
+		return err
+	}
+	for _, pr := range res.Problems {
+		a.warnf("skipped %s: %s", pr.File, pr.Error)
+	}
+	for i := range res.Problems {
+		res.Problems[i].File = validUTF8(res.Problems[i].File)
+		res.Problems[i].Error = validUTF8(res.Problems[i].Error)
+	}
+	a.emit(res)
+	return nil
+}
