@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
 	"github.com/go-json-experiment/json"
@@ -88,6 +89,12 @@ func run(name, description string, cmd command, args []string, stdin io.Reader, 
 	if err != nil {
 		return a.fail(errcode.Wrap(errcode.InternalError, err, "building the command line"))
 	}
+	for i, arg := range args {
+		// kong would silently replace invalid bytes with U+FFFD.
+		if !utf8.ValidString(arg) {
+			return a.fail(errcode.New(errcode.InvalidArguments, "argument %d (%q) is not valid UTF-8", i+1, arg))
+		}
+	}
 	if _, err := parser.Parse(args); err != nil {
 		return a.fail(errcode.New(errcode.InvalidArguments, "%v (see %s --help)", err, name))
 	}
@@ -143,11 +150,27 @@ func (a *app) needInput(example string) error {
 	return errcode.New(errcode.InvalidArguments, "no input: pipe a JSON document on stdin (e.g. %s) or use flags; see %s --help", example, a.name)
 }
 
+// flagError turns a validation error about a value given in a flag into
+// the usage error it is (S1); invalid_task_id keeps its own code.
+func flagError(err error) error {
+	if err == nil {
+		return nil
+	}
+	e := errcode.As(err)
+	if e.Code != errcode.ValidationError {
+		return err
+	}
+	return &errcode.Error{Code: errcode.InvalidArguments, Message: e.Message, Field: e.Field, Err: e.Err}
+}
+
 // lockTimeout resolves the lock budget: the flag, else
-// $MATRIXX_LOCK_TIMEOUT_MS, else the lock package default.
-func (a *app) lockTimeout(flag time.Duration) (time.Duration, error) {
-	if flag > 0 {
-		return flag, nil
+// $MATRIXX_LOCK_TIMEOUT_MS, else the lock package default (0).
+func (a *app) lockTimeout(flag *time.Duration) (time.Duration, error) {
+	if flag != nil {
+		if *flag <= 0 {
+			return 0, errcode.New(errcode.InvalidArguments, "--lock-timeout must be positive, e.g. 500ms or 30s")
+		}
+		return *flag, nil
 	}
 	if v := a.env.Getenv("MATRIXX_LOCK_TIMEOUT_MS"); v != "" {
 		ms, err := strconv.Atoi(v)

@@ -2,7 +2,10 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
 	"github.com/go-json-experiment/json"
@@ -17,14 +20,14 @@ import (
 // globals are the flags every task binary takes.
 type globals struct {
 	Dir     string           `short:"C" name:"dir" placeholder:"DIR" help:"Use DIR as the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else the nearest ancestor holding .matrixx/ or .git)."`
-	Session string           `name:"session" placeholder:"ID" help:"Session id stamped as threadID on writes (default: $MATRIXX_SESSION_ID, else \"no-session\")."`
+	Session string           `name:"session" placeholder:"ID" help:"Session id stamped as threadID by writes (default: $MATRIXX_SESSION_ID, else \"no-session\"); reads ignore it."`
 	Pretty  bool             `help:"Indent the JSON answer."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
 }
 
 // writeFlags are the flags of binaries that take the lock.
 type writeFlags struct {
-	LockTimeout time.Duration `name:"lock-timeout" placeholder:"DUR" help:"Budget for taking the lock (task store or plans), e.g. 500ms, 30s (default: $MATRIXX_LOCK_TIMEOUT_MS, else 10s)."`
+	LockTimeout *time.Duration `name:"lock-timeout" placeholder:"DUR" help:"Budget for taking the lock (task store or plans), e.g. 500ms, 30s (default: $MATRIXX_LOCK_TIMEOUT_MS, else 10s)."`
 }
 
 // env is the resolved context of one command.
@@ -40,6 +43,9 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 	a.pretty = g.Pretty
 	root, err := project.Root(g.Dir, a.env)
 	if err != nil {
+		if errcode.Of(err) == errcode.InvalidArguments {
+			return nil, err
+		}
 		return nil, errcode.Wrap(errcode.InternalError, err, "finding the project root")
 	}
 	ocDir := project.OpenCodeDir(a.env)
@@ -51,10 +57,14 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 		a.warnf("warning: %s", w)
 	}
 	layout := store.Resolve(root, cfg.Tasks, a.env.Getenv("ULTRAWORK_TASK_LIST_ID"), ocDir)
+	session := project.Session(g.Session, a.env)
+	if err := checkSession(session); err != nil {
+		return nil, err
+	}
 	st := &store.Store{
 		Dir:        layout.Dir,
 		Root:       root,
-		Session:    project.Session(g.Session, a.env),
+		Session:    session,
 		LegacyDir:  layout.LegacyDir,
 		StaleAfter: time.Duration(cfg.Tasks.StaleAfterHours * float64(time.Hour)),
 		Log:        a.stderr,
@@ -73,4 +83,13 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 		}
 	}
 	return &env{root: root, cfg: cfg, store: st}, nil
+}
+
+// checkSession refuses a session id (the threadID to stamp) that is not
+// printable UTF-8 or is longer than 256 bytes.
+func checkSession(s string) error {
+	if len(s) > 256 || !utf8.ValidString(s) || strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return errcode.New(errcode.InvalidArguments, "the session id (--session or MATRIXX_SESSION_ID) must be printable UTF-8 of at most 256 bytes")
+	}
+	return nil
 }

@@ -44,7 +44,7 @@ func (c *cleanupCmd) run(a *app) error {
 			return err
 		}
 	} else if err := req.Validate(); err != nil {
-		return err
+		return flagError(err)
 	}
 	e, err := a.open(&c.globals, &c.writeFlags)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -28,7 +29,7 @@ Exit: 0 all created, 3 some items failed, 1 all failed or a tool error, 2 usage 
 type createCmd struct {
 	globals
 	writeFlags
-	Subject     string   `short:"s" help:"Subject of one task (instead of stdin)."`
+	Subject     *string  `short:"s" help:"Subject of one task (instead of stdin)."`
 	Description string   `short:"d" help:"Description."`
 	ActiveForm  string   `name:"active-form" help:"Present-continuous form, e.g. \"Building backend\"."`
 	BlockedBy   []string `name:"blocked-by" sep:"," placeholder:"ID" help:"Ids this task waits for (repeat or comma-separate)."`
@@ -41,7 +42,7 @@ type createCmd struct {
 }
 
 func (c *createCmd) flagsGiven() bool {
-	return c.Subject != "" || c.Description != "" || c.ActiveForm != "" || len(c.BlockedBy) > 0 ||
+	return c.Subject != nil || c.Description != "" || c.ActiveForm != "" || len(c.BlockedBy) > 0 ||
 		len(c.Blocks) > 0 || c.Owner != "" || c.Priority != "" || c.Parent != "" || c.RepoURL != "" || c.Metadata != ""
 }
 
@@ -63,6 +64,9 @@ func (c *createCmd) run(a *app) error {
 	res, err := e.store.Create(req)
 	if err != nil {
 		return err
+	}
+	for _, e := range res.Errors {
+		a.warnf("item %d: %s: %s", e.Index, e.Error, e.Message)
 	}
 	a.emit(res)
 	switch {
@@ -87,8 +91,12 @@ func (c *createCmd) request(a *app) (*task.CreateRequest, error) {
 		}
 		return task.ParseCreate(data)
 	}
+	subject := ""
+	if c.Subject != nil {
+		subject = *c.Subject
+	}
 	it := task.CreateItem{
-		Subject: c.Subject, Description: c.Description, ActiveForm: c.ActiveForm,
+		Subject: subject, Description: c.Description, ActiveForm: c.ActiveForm,
 		BlockedBy: c.BlockedBy, Blocks: c.Blocks, Owner: c.Owner, Priority: task.Priority(c.Priority),
 		ParentID: c.Parent, RepoURL: c.RepoURL,
 	}
@@ -99,22 +107,21 @@ func (c *createCmd) request(a *app) (*task.CreateRequest, error) {
 		}
 		it.Metadata = md
 	}
-	req := &task.CreateRequest{Total: 1}
 	if err := it.Validate(); err != nil {
-		e := errcode.As(err)
-		req.Errors = []task.ItemError{{Index: 0, Error: e.Code, Message: e.Message}}
-		return req, nil
+		return nil, flagError(err)
 	}
-	req.Items, req.Index = []task.CreateItem{it}, []int{0}
-	return req, nil
+	return &task.CreateRequest{Total: 1, Items: []task.CreateItem{it}, Index: []int{0}}, nil
 }
 
-// parseMetadata decodes a --metadata flag: a JSON object whose null values
-// mean "delete this key" on update.
+// parseMetadata decodes a --metadata flag: a JSON object (valid UTF-8, no
+// duplicate keys) whose null values mean "delete this key" on update.
 func parseMetadata(s string) (task.Metadata, error) {
 	var md task.Metadata
-	if err := json.Unmarshal([]byte(s), &md, jsontext.AllowDuplicateNames(false)); err != nil {
-		return nil, errcode.Field(errcode.InvalidArguments, "--metadata", "not a JSON object: %v", err)
+	if jsontext.Value(s).Kind() != '{' {
+		return nil, errcode.Field(errcode.InvalidArguments, "--metadata", "must be a JSON object, e.g. '{\"area\":\"api\"}'")
+	}
+	if err := json.Unmarshal([]byte(s), &md, jsontext.AllowDuplicateNames(false), jsontext.AllowInvalidUTF8(false)); err != nil {
+		return nil, errcode.Field(errcode.InvalidArguments, "--metadata", "%s", errcode.As(input.Explain(err)).Message)
 	}
 	return md, nil
 }

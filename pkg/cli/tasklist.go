@@ -43,7 +43,7 @@ func (c *listCmd) run(a *app) error {
 			return err
 		}
 	} else if err := req.Validate(); err != nil {
-		return err
+		return flagError(err)
 	}
 	e, err := a.open(&c.globals, nil)
 	if err != nil {

@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -30,7 +31,7 @@ type updateCmd struct {
 	Status       *string  `enum:"pending,in_progress,completed,deleted" help:"New status: pending, in_progress, completed, deleted."`
 	ActiveForm   *string  `name:"active-form" help:"New activeForm."`
 	Owner        *string  `help:"New owner (empty removes it)."`
-	Priority     *string  `enum:"low,medium,high" help:"New priority: low, medium, high."`
+	Priority     *string  `enum:"low,medium,high," help:"New priority: low, medium, high (\"\" removes it)."`
 	AddBlocks    []string `name:"add-blocks" sep:"," placeholder:"ID" help:"Ids this task also blocks."`
 	AddBlockedBy []string `name:"add-blocked-by" sep:"," placeholder:"ID" help:"Ids this task also waits for."`
 	Metadata     string   `placeholder:"JSON" help:"Metadata to merge, as a JSON object (null deletes a key)."`
@@ -61,7 +62,15 @@ func (c *updateCmd) run(a *app) error {
 	return nil
 }
 
+func (c *updateCmd) flagsGiven() bool {
+	return c.Subject != nil || c.Description != nil || c.Status != nil || c.ActiveForm != nil || c.Owner != nil ||
+		c.Priority != nil || len(c.AddBlocks) > 0 || len(c.AddBlockedBy) > 0 || c.Metadata != ""
+}
+
 func (c *updateCmd) request(a *app) (*task.UpdateRequest, error) {
+	if c.ID == "" && c.flagsGiven() {
+		return nil, errcode.New(errcode.InvalidArguments, "flags need the task id as the first argument: task-update T-… --status completed")
+	}
 	if c.ID == "" {
 		data, empty, err := a.readInput()
 		if err != nil {
@@ -91,5 +100,5 @@ func (c *updateCmd) request(a *app) (*task.UpdateRequest, error) {
 		}
 		req.Metadata = md
 	}
-	return req, req.Validate()
+	return req, flagError(req.Validate())
 }

@@ -19,6 +19,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -324,17 +325,23 @@ func readFile(dir string) (*file, error) {
 	if path == "" {
 		return nil, nil
 	}
+	f := &file{path: path}
 	std, err := hujson.Standardize(data)
 	if err != nil {
+		if len(bytes.TrimSpace(stripComments(data))) == 0 {
+			return f, nil // empty, or only comments: no settings
+		}
 		return nil, errcode.Wrap(errcode.ConfigError, err, "%s: not valid JSONC", path)
 	}
-	f := &file{path: path}
 	if err := json.Unmarshal(std, &f.top, jsontext.AllowDuplicateNames(false)); err != nil {
 		return nil, errcode.Wrap(errcode.ConfigError, err, "%s: the top level must be an object without duplicate keys", path)
 	}
 	section := func(v jsontext.Value, name string) (map[string]jsontext.Value, error) {
 		if v == nil {
 			return nil, nil
+		}
+		if v.Kind() != '{' {
+			return nil, errcode.New(errcode.ConfigError, "%s: %s: expected an object, got %s", path, name, kindName(v.Kind()))
 		}
 		var m map[string]jsontext.Value
 		if err := json.Unmarshal(v, &m); err != nil {
@@ -356,4 +363,16 @@ func readFile(dir string) (*file, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// stripComments drops // and /* */ comments (outside strings) so an
+// all-comment file can be told from a broken one.
+func stripComments(b []byte) []byte {
+	v, err := hujson.Parse(append(append([]byte("["), b...), ']'))
+	if err != nil {
+		return b
+	}
+	v.Minimize()
+	out := v.Pack()
+	return bytes.TrimSuffix(bytes.TrimPrefix(out, []byte("[")), []byte("]"))
 }

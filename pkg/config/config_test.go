@@ -111,3 +111,19 @@ func TestWarnings(t *testing.T) {
 		t.Errorf("pollTimeoutMs has no morpheus mirror; got %v", cfg.Tasks.PollTimeoutMs)
 	}
 }
+
+func TestEmptyAndCommentOnlyFilesHaveNoSettings(t *testing.T) {
+	for _, content := range []string{"", "\n", "  // nothing yet\n", "/* later */"} {
+		root := t.TempDir()
+		write(t, filepath.Join(root, ".matrixx"), content)
+		cfg, err := Load("", root)
+		if err != nil || cfg.Tasks != Defaults() || len(cfg.Files) != 1 {
+			t.Errorf("%q: cfg %+v err %v", content, cfg, err)
+		}
+	}
+	root := t.TempDir()
+	write(t, filepath.Join(root, ".matrixx"), `{"tasks": null}`)
+	if _, err := Load("", root); errcode.Of(err) != errcode.ConfigError || !strings.Contains(err.Error(), "tasks: expected an object, got null") {
+		t.Errorf("null section: %v", err)
+	}
+}

@@ -30,6 +30,9 @@ type Options struct {
 	BeforeRename func() error
 	// NoSync skips both fsyncs (for caches whose loss is harmless).
 	NoSync bool
+	// NoDirSync skips the directory fsync: the caller syncs the directory
+	// once after a series of writes (SyncDir) before reporting success.
+	NoDirSync bool
 }
 
 // WriteFile replaces path with data. On any error the target is unchanged
@@ -78,7 +81,7 @@ func WriteFile(path string, data []byte, opt Options) (err error) {
 	if err = os.Rename(tmp, path); err != nil {
 		return err
 	}
-	if !opt.NoSync {
+	if !opt.NoSync && !opt.NoDirSync {
 		if err = SyncDir(dir); err != nil {
 			return fmt.Errorf("syncing directory %s: %w", dir, err)
 		}

@@ -121,10 +121,14 @@ func walkNulls(dec *jsontext.Decoder, path string) error {
 }
 
 // fieldName turns a JSON pointer into the dotted/indexed name used in
-// messages: "/items/0/subject" becomes "items[0].subject".
+// messages: "/items/0/subject" becomes "items[0].subject". Very deep
+// pointers are shortened in the middle.
 func fieldName(ptr string) string {
 	if ptr == "" {
 		return "(document)"
+	}
+	if len(ptr) > 200 {
+		ptr = ptr[:80] + "/…/" + ptr[len(ptr)-80:]
 	}
 	var b strings.Builder
 	for tok := range jsontext.Pointer(ptr).Tokens() {

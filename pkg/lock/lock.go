@@ -267,9 +267,13 @@ func (l *Lock) isStale(rec record, parsed bool, now, mtime time.Time, stale time
 	mAge := now.Sub(mtime)
 	if parsed && rec.Timestamp > 0 {
 		tAge := now.Sub(time.UnixMilli(int64(rec.Timestamp)))
-		// Both clocks must agree that it is old: guards against a writer
-		// whose clock runs behind ours on a shared filesystem.
-		return tAge > stale && mAge > stale
+		if tAge >= -stale {
+			// Both clocks must agree that it is old: guards against a
+			// writer whose clock runs behind ours on a shared filesystem.
+			return tAge > stale && mAge > stale
+		}
+		// A timestamp far in the future is not to be trusted (a clock
+		// running ahead): the file's mtime decides alone.
 	}
 	return mAge > stale
 }
@@ -295,7 +299,9 @@ func describe(rec record, parsed bool, now, mtime time.Time) string {
 	}
 	age := now.Sub(mtime)
 	if rec.Timestamp > 0 {
-		age = now.Sub(time.UnixMilli(int64(rec.Timestamp)))
+		if a := now.Sub(time.UnixMilli(int64(rec.Timestamp))); a >= 0 {
+			age = a
+		}
 	}
 	return fmt.Sprintf("%s (lock %s, taken %v ago)", who, rec.ID, age.Round(time.Millisecond))
 }
@@ -344,6 +350,30 @@ func (l *Lock) Check() error {
 		}
 	}
 	return errcode.New(errcode.TaskLockUnavailable, "lost the lock on %s before writing (it was evicted as stale); nothing was written, retry", l.dir)
+}
+
+// Refresh rewrites .lock with a new timestamp (same id) by an atomic
+// rename, so a long transaction (a big batch, a big cleanup) is never
+// judged stale by a writer without the kernel lock. Error:
+// task_lock_unavailable when the lock is no longer ours.
+func (l *Lock) Refresh(now time.Time) error {
+	if err := l.Check(); err != nil {
+		return err
+	}
+	rec := record{ID: l.id, Timestamp: float64(now.UnixMilli()), PID: os.Getpid(), Host: hostname(), Flock: l.fl != nil}
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(l.dir, ".lock.tmp-refresh-"+l.id)
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(l.dir, FileName)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }
 
 // Unlink removes .lock if it still carries our id (spec §5.3 release). The

@@ -95,6 +95,8 @@ func TestStaleness(t *testing.T) {
 		{"old stamp fresh mtime", record{ID: "a", Timestamp: float64(old.UnixMilli())}, true, now, false, false},
 		{"fresh stamp old mtime", record{ID: "a", Timestamp: float64(now.UnixMilli())}, true, old, false, false},
 		{"unparsed old mtime", record{}, false, old, false, true},
+		{"future stamp old mtime", record{ID: "a", Timestamp: float64(now.Add(time.Hour).UnixMilli())}, true, old, false, true},
+		{"future stamp fresh mtime", record{ID: "a", Timestamp: float64(now.Add(time.Hour).UnixMilli())}, true, now, false, false},
 		{"unparsed fresh mtime", record{}, false, now, false, false},
 		{"marked dead pid, we hold flock", record{ID: "a", Timestamp: float64(now.UnixMilli()), PID: 1 << 30, Host: host, Flock: true}, true, now, true, true},
 		{"marked dead pid, no flock", record{ID: "a", Timestamp: float64(now.UnixMilli()), PID: 1 << 30, Host: host, Flock: true}, true, now, false, false},
@@ -173,4 +175,29 @@ func assertNoTemps(t *testing.T, dir string) {
 			t.Fatalf("leftover %s", e.Name())
 		}
 	}
+}
+
+func TestRefresh(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Acquire(dir, Options{NoKernel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Hour)
+	if err := l.Refresh(later); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, FileName))
+	rec, ok := parse(data)
+	if !ok || rec.ID != l.ID() || int64(rec.Timestamp) != later.UnixMilli() {
+		t.Fatalf("after refresh: %s", data)
+	}
+	os.WriteFile(filepath.Join(dir, FileName), []byte(`{"id":"other","timestamp":1}`), 0o644)
+	if errcode.Of(l.Refresh(time.Now())) != errcode.TaskLockUnavailable {
+		t.Fatal("refreshing a lost lock must fail")
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, FileName)); !strings.Contains(string(got), "other") {
+		t.Fatalf("refresh overwrote another holder's lock: %s", got)
+	}
+	assertNoTemps(t, dir)
 }

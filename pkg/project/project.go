@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 )
 
 // NoSession is the threadID stamped on tasks created outside any agent
@@ -30,19 +32,31 @@ func OS() Env {
 // Root returns the project root (D11): dirFlag (-C DIR), else
 // $MATRIXX_PROJECT_DIR, else $CLAUDE_PROJECT_DIR, else the nearest ancestor
 // of the working directory holding .matrixx/ or .git, else the working
-// directory. The result is absolute and cleaned.
+// directory. The result is absolute and cleaned. A root named by the flag
+// or an environment variable must be an existing directory (a typo must not
+// create a new store): else invalid_arguments.
 func Root(dirFlag string, env Env) (string, error) {
 	wd, err := env.Getwd()
 	if err != nil {
 		return "", err
 	}
-	for _, d := range []string{dirFlag, env.Getenv("MATRIXX_PROJECT_DIR"), env.Getenv("CLAUDE_PROJECT_DIR")} {
-		if d != "" {
-			if !filepath.IsAbs(d) {
-				d = filepath.Join(wd, d)
-			}
-			return filepath.Clean(d), nil
+	for _, src := range []struct{ name, dir string }{
+		{"-C", dirFlag},
+		{"MATRIXX_PROJECT_DIR", env.Getenv("MATRIXX_PROJECT_DIR")},
+		{"CLAUDE_PROJECT_DIR", env.Getenv("CLAUDE_PROJECT_DIR")},
+	} {
+		d := src.dir
+		if d == "" {
+			continue
 		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(wd, d)
+		}
+		d = filepath.Clean(d)
+		if !isDir(d) {
+			return "", errcode.New(errcode.InvalidArguments, "%s names %s, which is not an existing directory", src.name, d)
+		}
+		return d, nil
 	}
 	return Discover(wd), nil
 }

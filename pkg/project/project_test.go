@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 )
 
 func env(vars map[string]string, wd string) Env {
@@ -25,9 +27,9 @@ func TestRoot(t *testing.T) {
 		vars           map[string]string
 		want           string
 	}{
-		{"flag wins", "x", base, map[string]string{"MATRIXX_PROJECT_DIR": "/m"}, filepath.Join(base, "x")},
-		{"matrixx env", "", base, map[string]string{"MATRIXX_PROJECT_DIR": "/m/", "CLAUDE_PROJECT_DIR": "/c"}, "/m"},
-		{"claude env", "", base, map[string]string{"CLAUDE_PROJECT_DIR": "/c"}, "/c"},
+		{"flag wins", "plain", base, map[string]string{"MATRIXX_PROJECT_DIR": "/m"}, filepath.Join(base, "plain")},
+		{"matrixx env", "", base, map[string]string{"MATRIXX_PROJECT_DIR": base + "/repo/", "CLAUDE_PROJECT_DIR": "/c"}, filepath.Join(base, "repo")},
+		{"claude env", "", base, map[string]string{"CLAUDE_PROJECT_DIR": base + "/repo/a"}, filepath.Join(base, "repo", "a")},
 		{"nearest .matrixx", "", filepath.Join(base, "repo", "a", "b", "c"), nil, filepath.Join(base, "repo", "a")},
 		{".git", "", filepath.Join(base, "repo"), nil, filepath.Join(base, "repo")},
 		{"none: cwd", "", filepath.Join(base, "plain"), nil, filepath.Join(base, "plain")},
@@ -36,6 +38,18 @@ func TestRoot(t *testing.T) {
 		got, err := Root(tt.flag, env(tt.vars, tt.wd))
 		if err != nil || got != tt.want {
 			t.Errorf("%s: got %q %v, want %q", tt.name, got, err, tt.want)
+		}
+	}
+	for _, bad := range []struct {
+		flag string
+		vars map[string]string
+	}{
+		{"missing", nil},
+		{"", map[string]string{"MATRIXX_PROJECT_DIR": "/nonexistent/x"}},
+		{"", map[string]string{"CLAUDE_PROJECT_DIR": filepath.Join(base, "repo", ".git", "x")}},
+	} {
+		if _, err := Root(bad.flag, env(bad.vars, base)); errcode.Of(err) != errcode.InvalidArguments {
+			t.Errorf("%+v: err = %v, want invalid_arguments", bad, err)
 		}
 	}
 }

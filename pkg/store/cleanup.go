@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
@@ -50,6 +49,9 @@ func (s *Store) Cleanup(req *task.CleanupRequest) (*CleanupResult, error) {
 		ids := s.selectForCleanup(snap, req, res)
 		res.DeletedIDs = res.DeletedIDs[:0]
 		for _, id := range ids {
+			if err := tx.keepAlive(); err != nil {
+				return err
+			}
 			if err := tx.l.Check(); err != nil {
 				return err
 			}
@@ -70,11 +72,7 @@ func (s *Store) Cleanup(req *task.CleanupRequest) (*CleanupResult, error) {
 		}
 		res.Remaining += len(ids) - len(res.DeletedIDs)
 		res.Deleted = len(res.DeletedIDs)
-		if res.Deleted > 0 {
-			if err := durable.SyncDir(s.Dir); err != nil {
-				return errcode.Wrap(errcode.InternalError, err, "syncing %s", s.Dir)
-			}
-		}
+		tx.dirty = tx.dirty || res.Deleted > 0
 		res.SweptTemps, _ = durable.SweepTemps(s.Dir, lock.StaleAfter, s.now())
 		return nil
 	})

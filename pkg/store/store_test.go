@@ -267,3 +267,32 @@ func sorted(s []string) []string {
 	}
 	return out
 }
+
+// TestLongTransactionRenewsTheLock: a transaction running longer than a
+// third of the stale threshold renews .lock's timestamp before its next
+// write, so writers without the kernel lock never take it for dead.
+func TestLongTransactionRenewsTheLock(t *testing.T) {
+	s := newStore(t)
+	id := create(t, s, `{"subject":"a"}`).Tasks[0].ID
+	err := s.transact(func(tx *txn) error {
+		stamp := func() string {
+			b, _ := os.ReadFile(filepath.Join(s.Dir, ".lock"))
+			return string(b)
+		}
+		before := stamp()
+		tx.refreshed = time.Now().Add(-time.Minute) // pretend we have been busy
+		time.Sleep(2 * time.Millisecond)
+		tk, _ := s.Get(id)
+		if err := tx.write(tk); err != nil {
+			return err
+		}
+		after := stamp()
+		if after == before || !strings.Contains(after, tx.l.ID()) {
+			t.Errorf(".lock not renewed: before %s after %s", before, after)
+		}
+		return tx.l.Check()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

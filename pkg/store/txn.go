@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
@@ -18,6 +19,9 @@ type txn struct {
 	recent *recentIndex // nil when the dedup index is stale
 	graph  task.Graph   // built on first need
 	lost   error        // set once the lock was found lost
+
+	refreshed time.Time // last time .lock's timestamp was renewed
+	dirty     bool      // a write happened: sync the directory before answering
 }
 
 // transact runs fn under the store's lock. The lock is released (and the
@@ -39,8 +43,15 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 	if l.Stats.Evicted > 0 {
 		s.logf("recovered a stale lock in %s", s.Dir)
 	}
-	tx := &txn{s: s, l: l, recent: loadRecent(s.Dir, pre)}
+	tx := &txn{s: s, l: l, recent: loadRecent(s.Dir, pre), refreshed: time.Now()}
 	ferr := fn(tx)
+	if tx.dirty {
+		// One directory fsync for every rename of the transaction, before
+		// any success is reported (D6).
+		if err := durable.SyncDir(s.Dir); err != nil && ferr == nil {
+			ferr = errcode.Wrap(errcode.InternalError, err, "syncing %s", s.Dir)
+		}
+	}
 	uerr := l.Unlink()
 	if tx.recent != nil && tx.recent.changed && uerr == nil && tx.lost == nil {
 		_ = tx.recent.save(s.Dir, s.now())
@@ -58,8 +69,8 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 // write stores t atomically and durably, re-checking lock ownership right
 // before the rename (D5, D6).
 func (tx *txn) write(t *task.Task) error {
-	if tx.lost != nil {
-		return tx.lost
+	if err := tx.keepAlive(); err != nil {
+		return err
 	}
 	data, err := task.Encode(t)
 	if err != nil {
@@ -69,7 +80,7 @@ func (tx *txn) write(t *task.Task) error {
 		return errcode.New(errcode.ValidationError, "the record would be %d bytes, over the %d-byte cap", len(data), MaxRecordBytes)
 	}
 	path := filepath.Join(tx.s.Dir, task.FileName(t.ID))
-	err = durable.WriteFile(path, data, durable.Options{BeforeRename: tx.l.Check})
+	err = durable.WriteFile(path, data, durable.Options{BeforeRename: tx.l.Check, NoDirSync: true})
 	if errcode.Of(err) == errcode.TaskLockUnavailable {
 		tx.lost = err
 		return err
@@ -77,8 +88,28 @@ func (tx *txn) write(t *task.Task) error {
 	if err != nil {
 		return errcode.Wrap(errcode.InternalError, err, "writing %s", task.FileName(t.ID))
 	}
+	tx.dirty = true
 	if tx.recent != nil {
 		tx.recent.record(t, tx.s.now())
+	}
+	return nil
+}
+
+// keepAlive fails once the lock is lost and renews .lock's timestamp every
+// 10 s, so a long transaction is not taken for a dead one (D5).
+func (tx *txn) keepAlive() error {
+	if tx.lost != nil {
+		return tx.lost
+	}
+	if time.Since(tx.refreshed) < lock.StaleAfter/3 {
+		return nil
+	}
+	tx.refreshed = time.Now()
+	if err := tx.l.Refresh(tx.s.now()); err != nil {
+		if errcode.Of(err) == errcode.TaskLockUnavailable {
+			tx.lost = err
+		}
+		return err
 	}
 	return nil
 }

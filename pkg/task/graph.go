@@ -1,6 +1,7 @@
 package task
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
@@ -64,7 +65,7 @@ func (g Graph) Add(edges []Edge) error {
 		}
 		if path := g.path(e.To, e.From); path != nil {
 			cycle := append([]string{e.From}, path...)
-			return errcode.New(errcode.DependencyCycle, "the edge %s → %s would close the cycle %s", e.From, e.To, strings.Join(cycle, " → "))
+			return errcode.New(errcode.DependencyCycle, "the edge %s → %s would close the cycle %s", e.From, e.To, showPath(cycle))
 		}
 		g[e.From] = append(g[e.From], e.To)
 	}
@@ -93,4 +94,16 @@ func (g Graph) path(from, to string) []string {
 		}
 	}
 	return nil
+}
+
+// showPath joins a cycle with arrows, eliding the middle of long ones so a
+// message stays readable: a → b → … (n more) … → y → z.
+func showPath(ids []string) string {
+	const keep = 4
+	if len(ids) <= 2*keep+1 {
+		return strings.Join(ids, " → ")
+	}
+	head := strings.Join(ids[:keep], " → ")
+	tail := strings.Join(ids[len(ids)-keep:], " → ")
+	return head + " → … (" + strconv.Itoa(len(ids)-2*keep) + " more) … → " + tail
 }

@@ -1,6 +1,7 @@
 package task
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -51,5 +52,23 @@ func TestGraphAdd(t *testing.T) {
 				t.Fatalf("err = %v, want dependency_cycle with %q", err, tt.cycle)
 			}
 		})
+	}
+}
+
+func TestLongCycleMessageIsShortened(t *testing.T) {
+	var tasks []*Task
+	prev := ""
+	for i := range 400 {
+		id := "T-" + strconv.Itoa(i)
+		tk := &Task{ID: id}
+		if prev != "" {
+			tk.BlockedBy = []string{prev}
+		}
+		tasks = append(tasks, tk)
+		prev = id
+	}
+	err := NewGraph(tasks).Add([]Edge{{From: "T-399", To: "T-0"}})
+	if errcode.Of(err) != errcode.DependencyCycle || len(err.Error()) > 300 || !strings.Contains(err.Error(), "(393 more)") {
+		t.Fatalf("err = %v (%d bytes)", err, len(err.Error()))
 	}
 }

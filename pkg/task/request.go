@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -53,28 +55,46 @@ type CreateRequest struct {
 	Total  int
 }
 
+// MaxBatch caps the items of one create batch: 1000. A batch runs under
+// one lock, so a bigger one would hold every other writer for too long.
+const MaxBatch = 1000
+
 // ParseCreate parses task-create's stdin document. A document that is not a
 // JSON object, or a batch whose envelope is wrong, fails as a whole
-// (validation_error); a bad item fails only itself.
+// (validation_error); a bad item, including a single object, fails only
+// itself.
 func ParseCreate(data []byte) (*CreateRequest, error) {
+	if jsontext.Value(data).Kind() != '{' {
+		if err := json.Unmarshal(data, new(any)); err != nil {
+			return nil, input.Explain(err)
+		}
+		return nil, errcode.New(errcode.ValidationError, "the document must be a JSON object: one task or {\"items\":[…]}")
+	}
 	var top map[string]jsontext.Value
-	if err := json.Unmarshal(data, &top, json.RejectUnknownMembers(true), jsontext.AllowDuplicateNames(false)); err != nil {
+	if err := json.Unmarshal(data, &top, jsontext.AllowDuplicateNames(true)); err != nil {
 		return nil, input.Explain(err)
 	}
 	req := &CreateRequest{}
-	if _, batch := top["items"]; !batch {
+	items, batch := top["items"]
+	if !batch {
 		req.Total = 1
 		req.add(0, data)
 		return req, nil
 	}
+	if items.Kind() != '[' {
+		return nil, errcode.Field(errcode.ValidationError, "items", "must be an array of tasks")
+	}
 	var env struct {
 		Items []jsontext.Value `json:"items"`
 	}
-	if err := input.Decode(data, &env); err != nil {
-		if e := errcode.As(err); e.Field != "" && !strings.HasPrefix(e.Field, "items") {
+	if err := json.Unmarshal(data, &env, json.RejectUnknownMembers(true), jsontext.AllowDuplicateNames(false)); err != nil {
+		if e := errcode.As(input.Explain(err)); e.Field != "" && !strings.HasPrefix(e.Field, "items") {
 			return nil, errcode.Field(errcode.ValidationError, e.Field, "unknown key next to \"items\" (a batch is {\"items\":[…]} and nothing else)")
 		}
-		return nil, err
+		return nil, input.Explain(err)
+	}
+	if len(env.Items) > MaxBatch {
+		return nil, errcode.Field(errcode.ValidationError, "items", "%d tasks is more than %d per batch; split it", len(env.Items), MaxBatch)
 	}
 	// An empty batch is a no-op, so `plan tasks X | task-create` works
 	// when nothing is left to file (S6).
@@ -87,7 +107,12 @@ func ParseCreate(data []byte) (*CreateRequest, error) {
 
 func (r *CreateRequest) add(i int, raw []byte) {
 	var it CreateItem
-	err := input.Decode(raw, &it)
+	var err error
+	if jsontext.Value(raw).Kind() != '{' {
+		err = errcode.New(errcode.ValidationError, "an item must be a JSON object (one task)")
+	} else {
+		err = input.Decode(raw, &it)
+	}
 	if err == nil {
 		err = it.Validate()
 	}
@@ -117,8 +142,16 @@ func (it *CreateItem) Validate() error {
 			return errcode.Field(errcode.ValidationError, f.name, "not accepted on create: %s", f.why)
 		}
 	}
-	if strings.TrimSpace(it.Subject) == "" {
+	if Blank(it.Subject) {
 		return errcode.Field(errcode.ValidationError, "subject", "required and must not be blank")
+	}
+	for _, f := range []struct{ name, v string }{
+		{"subject", it.Subject}, {"description", it.Description}, {"activeForm", it.ActiveForm},
+		{"owner", it.Owner}, {"repoURL", it.RepoURL},
+	} {
+		if err := checkText(f.name, f.v); err != nil {
+			return err
+		}
 	}
 	var err error
 	if it.Blocks, err = checkIDs("blocks", it.Blocks); err != nil {
@@ -134,6 +167,24 @@ func (it *CreateItem) Validate() error {
 	}
 	if it.Priority != "" && !it.Priority.Valid() {
 		return errcode.Field(errcode.ValidationError, "priority", "%q is not one of low, medium, high", it.Priority)
+	}
+	return nil
+}
+
+// Blank reports whether s holds nothing but white space and invisible
+// format characters (such as U+200B ZERO WIDTH SPACE).
+func Blank(s string) bool {
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) }) == ""
+}
+
+// checkText refuses invalid UTF-8 and NUL in a text field. Stdin documents
+// are already valid UTF-8; this catches values built from flags.
+func checkText(field, s string) error {
+	if !utf8.ValidString(s) {
+		return errcode.Field(errcode.ValidationError, field, "not valid UTF-8")
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return errcode.Field(errcode.ValidationError, field, "must not contain NUL")
 	}
 	return nil
 }
@@ -218,14 +269,26 @@ func (r *UpdateRequest) Validate() error {
 			return errcode.Field(errcode.ValidationError, f.name, "not updatable (%s)", f.why)
 		}
 	}
-	if r.Subject != nil && strings.TrimSpace(*r.Subject) == "" {
+	if r.Subject != nil && Blank(*r.Subject) {
 		return errcode.Field(errcode.ValidationError, "subject", "must not be blank")
+	}
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{
+		{"subject", r.Subject}, {"description", r.Description}, {"activeForm", r.ActiveForm}, {"owner", r.Owner},
+	} {
+		if f.v != nil {
+			if err := checkText(f.name, *f.v); err != nil {
+				return err
+			}
+		}
 	}
 	if r.Status != nil && !r.Status.Valid() {
 		return errcode.Field(errcode.ValidationError, "status", "%q is not one of pending, in_progress, completed, deleted", *r.Status)
 	}
-	if r.Priority != nil && !r.Priority.Valid() {
-		return errcode.Field(errcode.ValidationError, "priority", "%q is not one of low, medium, high", *r.Priority)
+	if r.Priority != nil && *r.Priority != "" && !r.Priority.Valid() {
+		return errcode.Field(errcode.ValidationError, "priority", "%q is not one of low, medium, high (or \"\" to remove it)", *r.Priority)
 	}
 	var err error
 	if r.AddBlocks, err = checkIDs("addBlocks", r.AddBlocks); err != nil {
@@ -239,7 +302,7 @@ func (r *UpdateRequest) Validate() error {
 
 // Apply merges r into t (spec §6.4 step 4): scalars replace, dependency
 // additions append new ids in order, metadata merges with null deleting.
-// An empty owner or activeForm removes the field.
+// An empty owner, activeForm or priority removes the field.
 func (r *UpdateRequest) Apply(t *Task) {
 	if r.Subject != nil {
 		t.Subject = *r.Subject
@@ -313,6 +376,9 @@ func ParseList(data []byte) (*ListRequest, error) {
 func (r *ListRequest) Validate() error {
 	if r.Status != "" && !r.Status.Valid() {
 		return errcode.Field(errcode.ValidationError, "status", "%q is not one of pending, in_progress, completed, deleted", r.Status)
+	}
+	if r.Ready && r.Status != "" && r.Status != Pending {
+		return errcode.Field(errcode.ValidationError, "ready", "ready tasks are pending: it cannot be combined with status %q", r.Status)
 	}
 	if r.ParentID != "" {
 		return CheckID(errcode.ValidationError, "parentID", r.ParentID)
