@@ -2,10 +2,135 @@ package cli
 
 import (
 	"io"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
 
-// MatrixxHook is the matrixx-hook binary (spec §8). Placeholder until the
-// hook issue lands: it has no opinion on any event (exit 0, no output).
+const hookHelp = `Claude Code hooks for the matrixx task system (spec §8; docs/hooks.md).
+
+Without a subcommand, read one hook event on stdin and route it on hook_event_name and tool_name:
+
+  PreToolUse     task-edit-guard: deny raw writes to .matrixx/plans and .matrixx/tasks
+                 and generic reads of .matrixx/plans (Bash, Write, Edit, MultiEdit,
+                 NotebookEdit, Read, MCP file tools)
+  PostToolUse    task-notepad-writer: a notepad per created task, a stamp on completion
+  Stop           task-continuation-enforcer: keep the agent working while tasks remain
+  SubagentStop   the same, for a subagent's own in_progress tasks
+  SessionStart   task-session-start: MATRIXX_SESSION_ID into $CLAUDE_ENV_FILE, a task summary
+
+The answer is at most one JSON object on stdout, and the exit status is 0 (never 2).
+Set up Claude Code with: matrixx-hook install
+Debug: MATRIXX_DEBUG=1 (stderr) or MATRIXX_HOOK_LOG=/path/file (appended).`
+
+// eventFlags are the flags of the subcommands that handle one event.
+type eventFlags struct {
+	Dir string `short:"C" name:"dir" placeholder:"DIR" help:"Use DIR as the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else discovered from the event's cwd)."`
+}
+
+// hookCmd is matrixx-hook's command line.
+type hookCmd struct {
+	Version kong.VersionFlag `help:"Print the version and exit."`
+
+	Dispatch     dispatchCmd     `cmd:"" default:"withargs" hidden:"" help:"Route one event (the default)."`
+	Guard        guardCmd        `cmd:"" help:"Run task-edit-guard on a PreToolUse event."`
+	Notepad      notepadCmd      `cmd:"" help:"Run task-notepad-writer on a PostToolUse event, or as a filter after task-create/task-update."`
+	Continue     continueCmd     `cmd:"" help:"Run task-continuation-enforcer on a Stop or SubagentStop event."`
+	SessionStart sessionStartCmd `cmd:"" name:"session-start" help:"Run task-session-start on a SessionStart event."`
+	Install      installCmd      `cmd:"" help:"Add the hooks to Claude Code's settings (.claude/settings.local.json by default)."`
+	Uninstall    uninstallCmd    `cmd:"" help:"Remove the hooks that install added."`
+
+	chosen command
+}
+
+// MatrixxHook is the matrixx-hook binary (spec §8, DESIGN §3). While
+// handling an event it follows the host's protocol: at most one JSON object
+// on stdout and exit status 0; it never exits 2, which the host would read
+// as a block (D2). Without arguments it skips command-line parsing
+// altogether (it runs before every tool call). Usage errors exit 1.
 func MatrixxHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return 0
+	if len(args) == 0 {
+		r := &hook.Runner{Env: project.OS(), Stdout: stdout, Stderr: stderr}
+		return r.Run(hook.Dispatch, stdin)
+	}
+	c := &hookCmd{}
+	for _, sub := range []interface{ setRoot(*hookCmd) }{&c.Dispatch, &c.Guard, &c.Notepad, &c.Continue, &c.SessionStart, &c.Install, &c.Uninstall} {
+		sub.setRoot(c)
+	}
+	status := run("matrixx-hook", hookHelp, c, args, stdin, stdout, stderr)
+	if status == errcode.ExitStatus(errcode.New(errcode.InvalidArguments, "")) {
+		status = 1 // never 2: a host reads 2 as "block"
+	}
+	return status
+}
+
+func (c *hookCmd) run(a *app) error {
+	if c.chosen == nil {
+		return c.Dispatch.run(a)
+	}
+	return c.chosen.run(a)
+}
+
+// sub is embedded by every subcommand: it records itself as the chosen one
+// when kong applies it.
+type sub struct {
+	root *hookCmd
+	self command
+}
+
+func (s *sub) choose() {
+	if s.root != nil {
+		s.root.chosen = s.self
+	}
+}
+
+// event runs one hook mode on stdin.
+func event(a *app, f eventFlags, mode hook.Mode) error {
+	r := &hook.Runner{Env: a.env, Stdout: a.stdout, Stderr: a.stderr, Dir: f.Dir}
+	a.exit = r.Run(mode, a.stdin)
+	return nil
+}
+
+type dispatchCmd struct {
+	sub
+	eventFlags
+}
+
+func (c *dispatchCmd) setRoot(h *hookCmd)     { c.root, c.self = h, c }
+func (c *dispatchCmd) BeforeApply() error     { c.choose(); return nil }
+func (c *dispatchCmd) run(a *app) error       { return event(a, c.eventFlags, hook.Dispatch) }
+func (c *guardCmd) setRoot(h *hookCmd)        { c.root, c.self = h, c }
+func (c *guardCmd) BeforeApply() error        { c.choose(); return nil }
+func (c *guardCmd) run(a *app) error          { return event(a, c.eventFlags, hook.Guard) }
+func (c *continueCmd) setRoot(h *hookCmd)     { c.root, c.self = h, c }
+func (c *continueCmd) BeforeApply() error     { c.choose(); return nil }
+func (c *continueCmd) run(a *app) error       { return event(a, c.eventFlags, hook.Continue) }
+func (c *notepadCmd) setRoot(h *hookCmd)      { c.root, c.self = h, c }
+func (c *notepadCmd) BeforeApply() error      { c.choose(); return nil }
+func (c *notepadCmd) run(a *app) error        { return event(a, c.eventFlags, hook.Notepad) }
+func (c *sessionStartCmd) setRoot(h *hookCmd) { c.root, c.self = h, c }
+func (c *sessionStartCmd) BeforeApply() error { c.choose(); return nil }
+func (c *sessionStartCmd) run(a *app) error   { return event(a, c.eventFlags, hook.Start) }
+
+type guardCmd struct {
+	sub
+	eventFlags
+}
+
+type notepadCmd struct {
+	sub
+	eventFlags
+}
+
+type continueCmd struct {
+	sub
+	eventFlags
+}
+
+type sessionStartCmd struct {
+	sub
+	eventFlags
 }

@@ -1,0 +1,178 @@
+package enforce
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// MaxBlocks is how many times in a row one task state (fingerprint) blocks
+// a stop: the fourth stop without task progress is let through. Any change
+// to the in-scope tasks (a status, a new task, a touched file) is progress
+// and starts the count again. The host gives up on its own after 8
+// consecutive blocks; we stop insisting well before.
+const MaxBlocks = 3
+
+// State is what the enforcer remembers per session (and per subagent)
+// between stops, in a small JSON file (see States).
+type State struct {
+	// Fingerprint of the in-scope tasks at the last block.
+	Fingerprint string `json:"fingerprint"`
+	// Blocks counts consecutive blocks issued for Fingerprint.
+	Blocks int `json:"blocks"`
+	// Updated is when the state was last written (RFC 3339).
+	Updated string `json:"updated,omitempty"`
+}
+
+// Outcome is the decision.
+type Outcome struct {
+	// Block is set when the stop must be blocked; Reason is then the
+	// directive shown to the agent.
+	Block  bool
+	Reason string
+	// Why explains the decision for the debug log.
+	Why string
+	// Save is set when State must be stored (before blocking).
+	Save  bool
+	State State
+	// Queue is the classified work.
+	Queue Queue
+}
+
+// Decide applies the rules of the package doc and the no-progress cap:
+// allow when background work runs, when nothing is incomplete, when only
+// stale or blocked work is left, or when the same task state has already
+// been blocked MaxBlocks times; block otherwise.
+func Decide(in Input, prev State) Outcome {
+	if in.Background > 0 {
+		return Outcome{Why: fmt.Sprintf("allow: %d background task(s) running", in.Background)}
+	}
+	q := Build(in)
+	out := Outcome{Queue: q}
+	switch {
+	case len(q.Items) == 0:
+		out.Why = "allow: no incomplete tasks in scope"
+		return out
+	case q.Actionable == 0:
+		out.Why = "allow: only stale or blocked tasks left: " + StatusLine(q)
+		return out
+	}
+	fp := Fingerprint(q)
+	st := State{Fingerprint: fp, Blocks: 1, Updated: in.Now.UTC().Format(time.RFC3339)}
+	if prev.Fingerprint == fp {
+		if prev.Blocks >= MaxBlocks {
+			out.Why = fmt.Sprintf("allow: no task progress since the last %d blocks (%s)", prev.Blocks, StatusLine(q))
+			return out
+		}
+		st.Blocks = prev.Blocks + 1
+	}
+	out.Block, out.Save, out.State = true, true, st
+	out.Reason = Directive(in, q)
+	out.Why = fmt.Sprintf("block %d/%d for this task state: %s", st.Blocks, MaxBlocks, StatusLine(q))
+	return out
+}
+
+// Fingerprint hashes id, status and file mtime of every in-scope task.
+func Fingerprint(q Queue) string {
+	lines := make([]string, 0, len(q.Scope))
+	for _, e := range q.Scope {
+		lines = append(lines, fmt.Sprintf("%s\x00%s\x00%d", e.Task.ID, e.Task.Status, e.ModTime.UnixNano()))
+	}
+	sort.Strings(lines)
+	h := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	return hex.EncodeToString(h[:16])
+}
+
+// StatusLine is the queue's counts: "3 incomplete (1 in_progress, 2
+// pending; 1 blocked)", with "N stale" added when there are stale tasks.
+func StatusLine(q Queue) string {
+	s := fmt.Sprintf("%d incomplete (%d in_progress, %d pending", len(q.Items), q.InProgress, q.Pending)
+	var extra []string
+	if q.Blocked > 0 {
+		extra = append(extra, fmt.Sprintf("%d blocked", q.Blocked))
+	}
+	if q.Stale > 0 {
+		extra = append(extra, fmt.Sprintf("%d stale", q.Stale))
+	}
+	if len(extra) > 0 {
+		s += "; " + strings.Join(extra, ", ")
+	}
+	return s + ")"
+}
+
+// maxListed caps the tasks listed in a directive.
+const maxListed = 20
+
+// Directive is the text that blocks the stop.
+func Directive(in Input, q Queue) string {
+	var b strings.Builder
+	if in.Subagent {
+		who := in.AgentType
+		if in.AgentID != "" {
+			who = strings.TrimSpace(who + " " + in.AgentID)
+		}
+		fmt.Fprintf(&b, "matrixx: you (%s) still hold %d in_progress task(s). Do not stop yet.\n\n", who, len(q.Items))
+	} else {
+		fmt.Fprintf(&b, "matrixx: %s. Do not stop yet: keep working.\n\n", StatusLine(q))
+	}
+	for i, it := range q.Items {
+		if i == maxListed {
+			fmt.Fprintf(&b, "- … and %d more (task-list shows them all)\n", len(q.Items)-maxListed)
+			break
+		}
+		b.WriteString(Line(it))
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	if in.Subagent {
+		b.WriteString("Finish the work, then mark each task completed (task-update <id> --status completed). If you cannot finish, set it back to pending and say why in its description (task-update <id> --status pending --description …) so the parent agent can take over.")
+	} else {
+		b.WriteString("Continue any in_progress task, else take the next pending task that is not blocked. Mark a task in_progress before you start it (task-update <id> --status in_progress) and completed when it is done (task-update <id> --status completed). Respect blockedBy: a blocked task waits until its blockers are completed. If a task no longer applies, set its status to deleted. Stop only when no task is left.")
+	}
+	if q.Stale > 0 {
+		fmt.Fprintf(&b, "\nTasks marked stale have had no file activity for over %s and may be orphans of an earlier session: finish them, or complete or delete them if they no longer apply.", hours(in.StaleAfter))
+	}
+	return b.String()
+}
+
+// Line renders one item: "- T-… [pending, blocked by T-…] subject (stale: 30h)".
+func Line(it Item) string {
+	t := it.Task
+	state := string(t.Status)
+	if it.Blocked() {
+		state += ", blocked by " + strings.Join(it.Blockers, ", ")
+	}
+	s := fmt.Sprintf("- %s [%s] %s", t.ID, state, subject(t))
+	if it.Stale {
+		s += fmt.Sprintf(" (stale: %s)", hours(it.Idle))
+	}
+	return s
+}
+
+// hours renders a duration as "30h" (whole hours, rounded down), or with
+// one decimal below an hour ("0.5h").
+func hours(d time.Duration) string {
+	h := d.Hours()
+	if h >= 1 {
+		return fmt.Sprintf("%dh", int(h))
+	}
+	return fmt.Sprintf("%.1fh", h)
+}
+
+// subject is the task's subject on one line, at most 200 bytes.
+func subject(t *task.Task) string {
+	s := strings.Join(strings.Fields(t.Subject), " ")
+	if len(s) > 200 {
+		cut := 200
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}

@@ -1,0 +1,163 @@
+// Package enforce is task-continuation-enforcer for Stop and SubagentStop
+// (spec §8.1, DESIGN D15): it decides whether an agent that wants to stop
+// still has task work, and if so blocks the stop with a directive listing
+// that work.
+//
+// Scope. With tasks.session_scoped (the default) only tasks whose threadID
+// is the event's session_id count; tasks without a threadID or with
+// "no-session" never do. With session_scoped false every task of the store
+// counts. Subtasks whose parent is completed or deleted are resolved and
+// leave the queue.
+//
+// Classification of an incomplete (pending or in_progress) task: blocked
+// when it is pending with an unresolved blocker (spec §7.3: only completed
+// resolves); stale when its file's mtime is older than
+// tasks.stale_after_hours. Blocked and stale tasks are listed but never force
+// continuation on their own: a queue of only stale and/or blocked tasks lets
+// the agent stop.
+//
+// SubagentStop: subagents share the parent's session_id, so a subagent is
+// held only by in_progress tasks it owns: owner equal to the event's
+// agent_id or agent_type.
+package enforce
+
+import (
+	"sort"
+	"time"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// Input is one stop to decide.
+type Input struct {
+	// Subagent is set for SubagentStop.
+	Subagent bool
+	// Session is the event's session_id.
+	Session string
+	// AgentID and AgentType identify the subagent (SubagentStop).
+	AgentID, AgentType string
+	// Background counts running background_tasks entries.
+	Background int
+	// SessionScoped is tasks.session_scoped.
+	SessionScoped bool
+	// StaleAfter is tasks.stale_after_hours; zero means never stale.
+	StaleAfter time.Duration
+	// Now is the current time.
+	Now time.Time
+	// Entries are the store's records with their mtimes.
+	Entries []store.Entry
+}
+
+// Item is one incomplete task of the queue.
+type Item struct {
+	Task *task.Task
+	// Blockers are the unresolved blockedBy ids (pending tasks only).
+	Blockers []string
+	// Idle is how long the file has been untouched; Stale says it is past
+	// the threshold.
+	Idle  time.Duration
+	Stale bool
+}
+
+// Blocked reports a pending task waiting on unresolved blockers.
+func (it Item) Blocked() bool { return len(it.Blockers) > 0 }
+
+// Actionable reports whether the item forces continuation.
+func (it Item) Actionable() bool { return !it.Blocked() && !it.Stale }
+
+// Queue is the incomplete work in scope.
+type Queue struct {
+	// Items: in_progress first, then pending, then blocked, then stale;
+	// by id within each group.
+	Items []Item
+	// Counts.
+	InProgress, Pending, Blocked, Stale, Actionable int
+	// Scope are the in-scope records of any status (the fingerprint's input).
+	Scope []store.Entry
+}
+
+// Build selects and classifies the tasks of the stop.
+func Build(in Input) Queue {
+	status := make(map[string]task.Status, len(in.Entries))
+	for _, e := range in.Entries {
+		status[e.Task.ID] = e.Task.Status
+	}
+	var q Queue
+	for _, e := range in.Entries {
+		t := e.Task
+		if !in.inScope(t) {
+			continue
+		}
+		q.Scope = append(q.Scope, e)
+		if !t.Status.Active() {
+			continue
+		}
+		if in.Subagent && t.Status != task.InProgress {
+			continue
+		}
+		if p := t.ParentID; p != "" && (status[p] == task.Completed || status[p] == task.Deleted) {
+			continue // subtask of a finished parent: resolved
+		}
+		it := Item{Task: t}
+		if t.Status == task.Pending {
+			if u := task.Unresolved(t.BlockedBy, status); len(u) > 0 {
+				it.Blockers = u
+			}
+		}
+		if !e.ModTime.IsZero() {
+			it.Idle = in.Now.Sub(e.ModTime)
+			it.Stale = in.StaleAfter > 0 && it.Idle > in.StaleAfter
+		}
+		q.Items = append(q.Items, it)
+		switch t.Status {
+		case task.InProgress:
+			q.InProgress++
+		default:
+			q.Pending++
+		}
+		if it.Blocked() {
+			q.Blocked++
+		}
+		if it.Stale {
+			q.Stale++
+		}
+		if it.Actionable() {
+			q.Actionable++
+		}
+	}
+	sort.SliceStable(q.Items, func(i, j int) bool {
+		a, b := q.Items[i], q.Items[j]
+		if ga, gb := group(a), group(b); ga != gb {
+			return ga < gb
+		}
+		return a.Task.ID < b.Task.ID
+	})
+	return q
+}
+
+func group(it Item) int {
+	switch {
+	case it.Stale:
+		return 3
+	case it.Blocked():
+		return 2
+	case it.Task.Status == task.InProgress:
+		return 0
+	}
+	return 1
+}
+
+// inScope applies the session filter (and, for a subagent, ownership).
+func (in Input) inScope(t *task.Task) bool {
+	if in.SessionScoped {
+		if t.ThreadID == "" || t.ThreadID == project.NoSession || t.ThreadID != in.Session {
+			return false
+		}
+	}
+	if in.Subagent {
+		return t.Owner != "" && (t.Owner == in.AgentID || t.Owner == in.AgentType)
+	}
+	return true
+}

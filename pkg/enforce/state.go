@@ -1,0 +1,105 @@
+package enforce
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
+)
+
+// States keeps one State file per key (a session id, or session id and
+// agent id for a subagent) in Dir, normally
+// <root>/.matrixx/state/continuation/<key>.json. Files are replaced
+// atomically (pkg/durable), survive restarts, and are swept after
+// KeepStates without use.
+type States struct {
+	Dir string
+	Now func() time.Time
+}
+
+// KeepStates is how long an unused state file is kept: 7 days.
+const KeepStates = 7 * 24 * time.Hour
+
+var safeKey = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$`)
+
+// file maps a key to its file: the key itself when it is a safe name,
+// else a hash of it.
+func (s States) file(key string) string {
+	name := key
+	if !safeKey.MatchString(key) {
+		h := sha256.Sum256([]byte(key))
+		name = "h-" + hex.EncodeToString(h[:12])
+	}
+	return filepath.Join(s.Dir, name+".json")
+}
+
+// Key builds the state key of a stop: the session id, plus the agent id for
+// a subagent.
+func Key(session, agentID string) string {
+	if agentID == "" {
+		return session
+	}
+	return session + "." + agentID
+}
+
+// Load reads a key's state; a missing or unreadable file is the zero state
+// (a corrupt file only costs a fresh count).
+func (s States) Load(key string) (State, error) {
+	var st State
+	data, err := os.ReadFile(s.file(key))
+	if errors.Is(err, os.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return st, err
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		return State{}, nil
+	}
+	return st, nil
+}
+
+// Save writes a key's state atomically and sweeps old state files.
+func (s States) Save(key string, st State) error {
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		return err
+	}
+	data, err := json.Marshal(st, jsontext.WithIndent("  "))
+	if err != nil {
+		return err
+	}
+	if err := durable.WriteFile(s.file(key), append(data, '\n'), durable.Options{}); err != nil {
+		return err
+	}
+	s.sweep()
+	return nil
+}
+
+// sweep removes state files unused for KeepStates.
+func (s States) sweep() {
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	entries, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now().Sub(fi.ModTime()) > KeepStates {
+			_ = os.Remove(filepath.Join(s.Dir, e.Name()))
+		}
+	}
+}

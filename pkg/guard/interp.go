@@ -1,0 +1,541 @@
+package guard
+
+import (
+	"encoding/base64"
+	"strings"
+	"unicode/utf16"
+)
+
+// interpreter returns the language family of an interpreter command ("" if
+// name is none).
+func interpreter(name string) string {
+	if strings.HasPrefix(name, "python") || strings.HasPrefix(name, "pypy") {
+		return "python"
+	}
+	switch name {
+	case "node", "nodejs", "ts-node", "tsx":
+		return "node"
+	case "bun":
+		return "bun"
+	case "deno":
+		return "deno"
+	case "perl":
+		return "perl"
+	case "ruby":
+		return "ruby"
+	case "php":
+		return "php"
+	case "lua", "luajit":
+		return "lua"
+	case "rscript", "julia", "osascript", "groovy":
+		return "eflag"
+	case "pwsh", "powershell":
+		return "pwsh"
+	case "awk", "gawk", "mawk", "nawk":
+		return "awk"
+	case "tclsh", "wish":
+		return "stdin"
+	}
+	return ""
+}
+
+// program is what an interpreter is asked to run.
+type program struct {
+	code    string   // inline code (-c, -e, …) or the script read on stdin
+	known   bool     // code is known (not a script file or module)
+	script  string   // the script file, when the code comes from one
+	args    []string // the program's arguments (files for perl -n/-p, sys.argv, …)
+	inplace bool     // perl -i, ruby -i, gawk -i inplace: args are edited in place
+}
+
+// interp checks an interpreter run: in-place editing of its file
+// arguments, and inline code that writes (open(…, 'w'), write_text,
+// unlink, os.system, …) while naming a guarded path (in the code or in
+// its arguments) or running inside a store. A script file is not read
+// (docs/guard.md, limits).
+func (s *shell) interp(family, name string, args []string, in input) {
+	p := parseProgram(family, args, in)
+	if !p.known && p.script != "" {
+		p.code, p.known = s.e.fds[p.script] // python3 <(echo …)
+	}
+	if p.inplace {
+		for _, a := range p.args {
+			if !strings.HasPrefix(a, "-") {
+				s.write(a, name+" -i", true)
+			}
+		}
+	}
+	if s.denied() || !p.known || !writeIntent(p.code, family == "awk") {
+		return
+	}
+	via := "Bash (" + name + " code that writes)"
+	if hit, st := codeMention(p.code, s.e.extra); st != outside {
+		s.refuse(writeReason(via, st, hit, ""), "bash:"+name)
+		return
+	}
+	for _, a := range p.args {
+		if strings.HasPrefix(a, "-") {
+			if i := strings.IndexByte(a, '='); i >= 0 {
+				a = a[i+1:]
+			} else {
+				continue
+			}
+		}
+		if loc := s.e.locate(s.cwd, a); loc.st != outside {
+			s.refuse(writeReason(via, loc.st, a, loc.resolved), "bash:"+name)
+			return
+		}
+	}
+	if st := s.cwdStore(); st != outside {
+		s.refuse(writeReason(via, st, s.cwd, ""), "bash:"+name)
+	}
+}
+
+// parseProgram reads an interpreter's command line.
+func parseProgram(family string, args []string, in input) program {
+	var p program
+	stdin := func(rest []string) program {
+		p.code, p.known, p.args = in.text, in.known, rest
+		return p
+	}
+	switch family {
+	case "python":
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			switch {
+			case a == "-":
+				return stdin(args[i+1:])
+			case a == "--":
+				if i+1 < len(args) {
+					p.script, p.args = args[i+1], args[i+2:]
+					return p // a script file
+				}
+				return stdin(nil)
+			case len(a) < 2 || a[0] != '-':
+				p.script, p.args = a, args[i+1:]
+				return p // a script file
+			case strings.HasPrefix(a, "--"):
+				if a == "--check-hash-based-pycs" {
+					i++
+				}
+				continue
+			}
+			for j := 1; j < len(a); j++ {
+				switch a[j] {
+				case 'c':
+					code, rest := optValue(a[j+1:], args[i+1:])
+					p.code, p.known, p.args = code, true, rest
+					return p
+				case 'm':
+					_, rest := optValue(a[j+1:], args[i+1:])
+					p.args = rest
+					return p // a module
+				case 'W', 'X', 'Q':
+					if j+1 == len(a) {
+						i++
+					}
+					j = len(a)
+				}
+			}
+		}
+		return stdin(nil)
+	case "node", "bun":
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			name, val, hasVal := strings.Cut(a, "=")
+			switch {
+			case a == "-":
+				return stdin(args[i+1:])
+			case name == "-e" || name == "--eval" || name == "-p" || name == "--print":
+				if !hasVal {
+					if i+1 >= len(args) {
+						return p
+					}
+					i++
+					val = args[i]
+				}
+				p.code, p.known, p.args = val, true, args[i+1:]
+				return p
+			case (a == "-r" || a == "--require" || a == "--import" || a == "--loader" ||
+				a == "--experimental-loader" || a == "-C" || a == "--conditions"):
+				i++
+			case family == "bun" && (a == "run" || a == "x"):
+			case strings.HasPrefix(a, "-"):
+			default:
+				p.script, p.args = a, args[i+1:]
+				return p // a script file
+			}
+		}
+		return stdin(nil)
+	case "deno":
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if strings.HasPrefix(a, "-") {
+				continue
+			}
+			switch a {
+			case "eval":
+				for k := i + 1; k < len(args); k++ {
+					if !strings.HasPrefix(args[k], "-") {
+						p.code, p.known, p.args = args[k], true, args[k+1:]
+						return p
+					}
+				}
+				return p
+			case "run":
+				for k := i + 1; k < len(args); k++ {
+					if args[k] == "-" {
+						return stdin(args[k+1:])
+					}
+					if !strings.HasPrefix(args[k], "-") {
+						p.script, p.args = args[k], args[k+1:]
+						return p
+					}
+				}
+			}
+			return p
+		}
+		return p
+	case "perl", "ruby":
+		var codes []string
+		i := 0
+	flags:
+		for ; i < len(args); i++ {
+			a := args[i]
+			switch {
+			case a == "--":
+				i++
+				break flags
+			case a == "-":
+				if len(codes) == 0 {
+					return stdin(args[i+1:])
+				}
+				break flags
+			case len(a) < 2 || a[0] != '-' || strings.HasPrefix(a, "--"):
+				if strings.HasPrefix(a, "--") {
+					continue
+				}
+				break flags
+			}
+			for j := 1; j < len(a); j++ {
+				c := a[j]
+				switch {
+				case c == 'e' || c == 'E' && family == "perl":
+					code, _ := optValue(a[j+1:], args[i+1:])
+					if a[j+1:] == "" {
+						i++
+					}
+					codes = append(codes, code)
+					j = len(a)
+				case c == 'i':
+					p.inplace = true
+					j = len(a)
+				case family == "perl" && strings.IndexByte("IMmxdDCVF", c) >= 0,
+					family == "ruby" && strings.IndexByte("IrCEKxF", c) >= 0:
+					if j+1 == len(a) && family == "ruby" && strings.IndexByte("IrCE", c) >= 0 {
+						i++
+					}
+					j = len(a)
+				case c == 'l' || c == '0':
+					for j+1 < len(a) && a[j+1] >= '0' && a[j+1] <= '7' {
+						j++
+					}
+				}
+			}
+		}
+		rest := args[min(i, len(args)):]
+		if len(codes) == 0 {
+			if len(rest) == 0 {
+				return stdin(nil)
+			}
+			p.script, p.args = rest[0], rest[1:] // a script file
+			return p
+		}
+		p.code, p.known, p.args = strings.Join(codes, "\n"), true, rest
+		return p
+	case "php":
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			switch {
+			case a == "-r" || a == "-B" || a == "-R" || a == "-E":
+				if i+1 < len(args) {
+					p.code, p.known, p.args = args[i+1], true, args[i+2:]
+				}
+				return p
+			case a == "-f":
+				if i+1 < len(args) {
+					p.script, p.args = args[i+1], args[i+2:]
+				}
+				return p
+			case a == "-d" || a == "-c" || a == "-z":
+				i++
+			case a == "--":
+				return p
+			case strings.HasPrefix(a, "-"):
+			default:
+				p.script, p.args = a, args[i+1:]
+				return p
+			}
+		}
+		return stdin(nil)
+	case "lua", "eflag":
+		var codes []string
+		i := 0
+		for ; i < len(args); i++ {
+			a := args[i]
+			switch {
+			case a == "-e" || a == "--eval" || a == "-E" || a == "--print":
+				if i+1 < len(args) {
+					codes = append(codes, args[i+1])
+					i++
+				}
+			case strings.HasPrefix(a, "-e") && family == "lua":
+				codes = append(codes, a[2:])
+			case a == "-l" || a == "-L" || a == "--load" || a == "-p" || a == "-t":
+				i++
+			case a == "-":
+				return stdin(args[i+1:])
+			case strings.HasPrefix(a, "-"):
+			default:
+				if len(codes) == 0 {
+					p.script, p.args = a, args[i+1:]
+					return p // a script file
+				}
+				p.code, p.known, p.args = strings.Join(codes, "\n"), true, args[i:]
+				return p
+			}
+		}
+		if len(codes) == 0 {
+			return stdin(nil)
+		}
+		p.code, p.known = strings.Join(codes, "\n"), true
+		return p
+	case "pwsh":
+		for i := 0; i < len(args); i++ {
+			a := strings.ToLower(args[i])
+			switch a {
+			case "-command", "-c", "/command", "/c":
+				p.code, p.known = strings.Join(args[i+1:], " "), true
+				if p.code == "-" {
+					return stdin(nil)
+				}
+				return p
+			case "-encodedcommand", "-e", "-ec", "-en", "-enc", "-encodedcommand:":
+				if i+1 < len(args) {
+					p.code, p.known = decodeUTF16Base64(args[i+1])
+				}
+				return p
+			case "-file", "-f":
+				return p
+			case "-executionpolicy", "-ex", "-ep", "-workingdirectory", "-wd", "-outputformat", "-of",
+				"-inputformat", "-if", "-configurationname", "-windowstyle", "-w", "-version", "-v",
+				"-custompipename", "-settingsfile", "-psconsolefile":
+				i++
+			default:
+				if !strings.HasPrefix(a, "-") {
+					p.code, p.known = strings.Join(args[i:], " "), true
+					return p
+				}
+			}
+		}
+		return stdin(nil)
+	case "awk":
+		i := 0
+		fromFile := false
+		var codes []string
+	awkFlags:
+		for ; i < len(args); i++ {
+			a := args[i]
+			switch {
+			case a == "--":
+				i++
+				break awkFlags
+			case a == "-i" || a == "--include":
+				if i+1 < len(args) {
+					if strings.TrimSuffix(args[i+1], ".awk") == "inplace" {
+						p.inplace = true
+					}
+					i++
+				}
+			case strings.HasPrefix(a, "-i") && len(a) > 2:
+				if strings.TrimSuffix(a[2:], ".awk") == "inplace" {
+					p.inplace = true
+				}
+			case a == "-f" || a == "--file" || a == "-E" || a == "--exec":
+				fromFile = true
+				if i+1 < len(args) {
+					p.script = args[i+1]
+				}
+				i++
+			case a == "-e" || a == "--source":
+				if i+1 < len(args) {
+					codes = append(codes, args[i+1])
+					i++
+				}
+			case a == "-F" || a == "-v" || a == "--field-separator" || a == "--assign":
+				i++
+			case len(a) >= 2 && a[0] == '-':
+			default:
+				break awkFlags
+			}
+		}
+		rest := args[min(i, len(args)):]
+		if len(codes) == 0 && !fromFile && len(rest) > 0 {
+			codes, rest = append(codes, rest[0]), rest[1:]
+		}
+		p.args = rest
+		if len(codes) > 0 {
+			p.code, p.known = strings.Join(codes, "\n"), true
+		}
+		return p
+	case "stdin":
+		if len(args) == 0 {
+			return stdin(nil)
+		}
+		return p
+	}
+	return p
+}
+
+// optValue is the value of a short option: the rest of its cluster, or
+// the next argument; rest is what follows.
+func optValue(attached string, next []string) (val string, rest []string) {
+	if attached != "" {
+		return attached, next
+	}
+	if len(next) == 0 {
+		return "", nil
+	}
+	return next[0], next[1:]
+}
+
+// decodeUTF16Base64 decodes a PowerShell -EncodedCommand.
+func decodeUTF16Base64(s string) (string, bool) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil || len(b)%2 != 0 {
+		return "", false
+	}
+	u := make([]uint16, len(b)/2)
+	for i := range u {
+		u[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
+	}
+	return string(utf16.Decode(u)), true
+}
+
+// writeIntent reports whether interpreter code looks like it writes
+// files: a write/remove/rename API, a shell-out, or an open mode that
+// writes ('w', "a+", '>' in Perl, …). For awk: print > "file", a pipe to
+// a command, system().
+func writeIntent(code string, awk bool) bool {
+	low := strings.ToLower(code)
+	if awk {
+		return awkWrites(low)
+	}
+	for _, w := range [...]string{
+		"write", "append", "unlink", "remove", "rmtree", "rmdir", "rmsync", "rm_rf", "rm_r", "rename",
+		"truncate", "touch", "mkdir", "makedirs", "chmod", "chown", "symlink", "link(", "copy", "move",
+		"put_contents", "os.replace", "system", "subprocess", "popen", "spawn", "exec", "shutil",
+		"fileutils", "delete", "to_csv", "to_json", "save", "set-content", "add-content", "out-file",
+		"remove-item", "move-item", "copy-item", "new-item", "clear-content", "sed -i", "tee ",
+	} {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return writeMode(low)
+}
+
+// writeMode finds an open mode that writes: a quoted mode string of
+// r/w/a/b/x/t/+ holding w, a, x or + ("w", 'a+', "rb+"), or a Perl mode
+// prefix ('>', ">>", '+<', ">$file"), given as an argument (after "(",
+// "," or "=": open(p, 'w'), mode="a", open(F, ">$f"); not d['a'] or
+// print "> x").
+func writeMode(c string) bool {
+	for i := 0; i+1 < len(c); i++ {
+		q := c[i]
+		if q != '\'' && q != '"' && q != '`' {
+			continue
+		}
+		p := i - 1
+		for p >= 0 && (c[p] == ' ' || c[p] == '\t') {
+			p--
+		}
+		if p < 0 || (c[p] != ',' && c[p] != '(' && c[p] != '=') {
+			continue
+		}
+		j := i + 1
+		if c[j] == '>' || (c[j] == '+' && j+1 < len(c) && (c[j+1] == '<' || c[j+1] == '>')) {
+			return true
+		}
+		k := j
+		for k < len(c) && k-j < 4 && strings.IndexByte("rwabxtu+", c[k]) >= 0 {
+			k++
+		}
+		if k > j && k < len(c) && c[k] == q && strings.ContainsAny(c[j:k], "wax+") {
+			return true
+		}
+	}
+	return false
+}
+
+// awkWrites finds awk output redirections (print > "f", print >> f),
+// pipes to commands (print | "cmd") and system().
+func awkWrites(c string) bool {
+	if strings.Contains(c, "system") {
+		return true
+	}
+	for i := 0; i < len(c); i++ {
+		if c[i] != '>' && c[i] != '|' {
+			continue
+		}
+		j := i + 1
+		for j < len(c) && (c[j] == '>' || c[j] == ' ' || c[j] == '\t') {
+			j++
+		}
+		if j < len(c) && (c[j] == '"' || c[j] == '_' || isLetter(c[j]) || c[j] == '$' || c[j] == '(') {
+			return true
+		}
+	}
+	return false
+}
+
+// codeMention finds a guarded path named in interpreter code:
+// ".matrixx/tasks" or ".matrixx/plans" (any case, either slash, the
+// slash escaped or doubled), an Extra directory, or ".matrixx" as a
+// string next to "tasks"/"plans" (os.path.join('.matrixx', 'tasks'),
+// Path('.matrixx') / 'plans') or next to a recursive removal
+// (shutil.rmtree('.matrixx')).
+func codeMention(code string, dirs []string) (string, store) {
+	norm := normText(code)
+	if hit := mentioned(norm, dirs); hit != "" {
+		switch {
+		case indexFold(hit, ".matrixx/tasks") == 0:
+			return hit, tasks
+		case indexFold(hit, ".matrixx/plans") == 0:
+			return hit, plans
+		}
+		return hit, extra
+	}
+	low := strings.ToLower(norm)
+	for i := 0; ; {
+		j := strings.Index(low[i:], ".matrixx")
+		if j < 0 {
+			return "", outside
+		}
+		i += j + len(".matrixx")
+		if i < len(low) && (low[i] == '/' || wordByte(low[i])) {
+			continue
+		}
+		switch {
+		case strings.Contains(low, "tasks"):
+			return ".matrixx … tasks", tasks
+		case strings.Contains(low, "plans"):
+			return ".matrixx … plans", plans
+		}
+		for _, w := range [...]string{"rmtree", "rm_rf", "rm_r", "rmsync", "rmdir", "remove", "unlink", "rename", "move", "delete", "rm -r"} {
+			if strings.Contains(low, w) {
+				return ".matrixx", root
+			}
+		}
+	}
+}

@@ -1,0 +1,437 @@
+package guard
+
+import (
+	"path"
+	"strings"
+)
+
+// mutator reports whether name is a command that writes the files named
+// by its arguments (handled by mutate).
+func mutator(name string) bool {
+	switch name {
+	case "rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put",
+		"touch", "truncate", "tee", "sponge", "mkfifo", "mknod", "chmod", "chown", "chgrp", "chattr",
+		"setfacl", "setfattr", "xattr", "ln", "link", "mv", "dos2unix", "unix2dos", "mac2unix", "unix2mac",
+		"mkdir", "cp", "install", "rsync", "scp", "dd", "sed", "gsed", "sort", "uniq", "split", "csplit",
+		"patch", "curl", "wget", "tar", "gtar", "bsdtar", "unzip", "mktemp", "iconv", "pandoc", "yq", "sd",
+		"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd", "unzstd", "lz4",
+		"pigz", "brotli", "compress", "uncompress",
+		"ed", "ex", "vi", "vim", "nvim", "gvim", "nano", "pico", "emacs", "emacsclient", "micro", "kak",
+		"hx", "helix", "joe", "mcedit", "code", "subl", "gedit", "kate", "sudoedit",
+		"prettier", "gofmt", "goimports", "shfmt", "clang-format", "black", "isort", "autopep8", "yapf",
+		"ruff", "eslint", "rustfmt", "mdformat", "markdownlint", "markdownlint-cli2", "rubocop", "biome",
+		"dprint", "perltidy", "stylua", "taplo":
+		return true
+	}
+	return false
+}
+
+// mutate checks the paths a writing command changes.
+func (s *shell) mutate(name string, args []string, in input) {
+	if !mutator(name) {
+		return
+	}
+	switch name {
+	case "rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put",
+		"touch", "truncate", "tee", "sponge", "chmod", "chown", "chgrp", "chattr", "setfacl",
+		"setfattr", "xattr", "dos2unix", "unix2dos", "mac2unix", "unix2mac", "sudoedit",
+		"ed", "ex", "vi", "vim", "nvim", "gvim", "nano", "pico", "emacs", "emacsclient", "micro", "kak",
+		"hx", "helix", "joe", "mcedit", "code", "subl", "gedit", "kate":
+		s.writeAll(name, scan(name, args, nil), true)
+	case "mkdir", "mkfifo", "mknod":
+		s.writeAll(name, scan(name, args, nil), false)
+	case "mv":
+		s.copy(name, args, true)
+	case "cp", "install", "ln", "link", "rsync", "scp":
+		s.copy(name, args, false)
+	case "dd":
+		for _, a := range args {
+			if p, ok := strings.CutPrefix(a, "of="); ok {
+				s.write(p, "dd of=", true)
+			}
+		}
+	case "sed", "gsed":
+		s.sed(name, args)
+	case "sort", "iconv", "pandoc":
+		scan(name, args, func(opt, val string) {
+			if opt == "o" || opt == "--output" {
+				s.write(val, name+" -o", true)
+			}
+		})
+	case "uniq":
+		if ops := scan(name, args, nil); len(ops) >= 2 {
+			s.write(ops[1], name, true)
+		}
+	case "split":
+		ops := scan(name, args, nil)
+		prefix := "x"
+		if len(ops) >= 2 {
+			prefix = ops[1]
+		}
+		s.write(prefix+"aa", name, true)
+	case "csplit":
+		prefix := "xx"
+		scan(name, args, func(opt, val string) {
+			if opt == "f" || opt == "--prefix" {
+				prefix = val
+			}
+		})
+		s.write(prefix+"00", name, true)
+	case "patch":
+		s.patch(args, in)
+	case "curl":
+		s.curl(args)
+	case "wget":
+		s.wget(args)
+	case "tar", "gtar", "bsdtar":
+		s.tar(args)
+	case "unzip":
+		dir := "."
+		list := false
+		scan(name, args, func(opt, val string) {
+			switch opt {
+			case "d":
+				dir = val
+			case "l", "v", "t", "z", "Z", "p":
+				list = true
+			}
+		})
+		if !list {
+			s.write(dir, "unzip", true)
+		}
+	case "mktemp":
+		dir := ""
+		ops := scan(name, args, func(opt, val string) {
+			switch {
+			case opt == "p":
+				dir = val
+			case strings.HasPrefix(opt, "--tmpdir") && val != "":
+				dir = val
+			}
+		})
+		tmpl := "tmp.XXXXXXXXXX"
+		if len(ops) > 0 {
+			tmpl = ops[0]
+		}
+		if dir != "" {
+			s.write(dir+"/"+tmpl, name, false)
+		} else if len(ops) > 0 {
+			s.write(tmpl, name, false)
+		}
+	case "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd", "unzstd", "lz4",
+		"pigz", "brotli", "compress", "uncompress":
+		stdout := false
+		ops := scan(name, args, func(opt, val string) {
+			switch opt {
+			case "c", "l", "t", "--stdout", "--to-stdout", "--list", "--test":
+				stdout = true
+			case "o", "--output":
+				s.write(val, name+" -o", true)
+			}
+		})
+		if !stdout {
+			s.writeAll(name, ops, true)
+		}
+	case "yq":
+		inplace := false
+		ops := scan(name, args, func(opt, _ string) {
+			if opt == "i" || opt == "--inplace" {
+				inplace = true
+			}
+		})
+		if inplace && len(ops) > 1 {
+			s.writeAll("yq -i", ops[1:], true)
+		}
+	case "sd":
+		preview := false
+		ops := scan(name, args, func(opt, _ string) {
+			if opt == "p" || opt == "--preview" {
+				preview = true
+			}
+		})
+		if !preview && len(ops) > 2 {
+			s.writeAll(name, ops[2:], true)
+		}
+	default:
+		s.formatter(name, args)
+	}
+}
+
+// writeAll checks every operand as a write.
+func (s *shell) writeAll(cmd string, ops []string, rootToo bool) {
+	for _, p := range ops {
+		s.write(p, cmd, rootToo)
+	}
+}
+
+// copy checks cp, mv, install, ln, rsync and scp: the destination (the
+// last operand or -t DIR) and what lands in it (DEST/base(source)); mv
+// also removes its sources, rsync --remove-source-files too, and install
+// -d creates every operand.
+func (s *shell) copy(name string, args []string, move bool) {
+	target, dirs, removeSrc := "", false, move
+	ops := scan(name, args, func(opt, val string) {
+		switch opt {
+		case "t", "--target-directory":
+			if name != "rsync" && name != "scp" {
+				target = val
+			}
+		case "d", "--directory":
+			dirs = name == "install"
+		case "--remove-source-files":
+			removeSrc = name == "rsync"
+		}
+	})
+	if dirs {
+		s.writeAll(name, ops, false)
+		return
+	}
+	if name == "ln" || name == "link" {
+		// A link into a store, or to a file in it, is a way around
+		// the guard: every operand counts.
+		s.writeAll(name, ops, false)
+		if target != "" {
+			s.write(target, name, false)
+		}
+		return
+	}
+	dest := target
+	srcs := ops
+	if dest == "" {
+		if len(ops) < 2 {
+			return
+		}
+		dest, srcs = ops[len(ops)-1], ops[:len(ops)-1]
+	}
+	if remote(dest) {
+		dest = ""
+	}
+	if removeSrc {
+		for _, p := range srcs {
+			if !remote(p) {
+				s.write(p, name, true)
+			}
+		}
+	}
+	if dest == "" {
+		return
+	}
+	contents := false // "cp -r dir/ dest" copies what is in dir
+	for _, p := range srcs {
+		if strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.") {
+			contents = true
+		}
+	}
+	s.write(dest, name, contents)
+	for _, p := range srcs {
+		if b := path.Base(slashes(p)); b != "." && b != "/" && b != ".." {
+			s.write(strings.TrimSuffix(dest, "/")+"/"+b, name, false)
+		}
+	}
+}
+
+// remote reports whether an rsync/scp operand names another host.
+func remote(p string) bool {
+	i := strings.IndexByte(p, ':')
+	if i <= 0 {
+		return false
+	}
+	if i == 1 && isLetter(p[0]) { // C:\…
+		return false
+	}
+	return strings.IndexByte(p[:i], '/') < 0
+}
+
+// sed checks sed -i (every file operand) and the w commands of a script.
+func (s *shell) sed(name string, args []string) {
+	inplace := false
+	var scripts []string
+	ops := scan(name, args, func(opt, val string) {
+		switch {
+		case opt == "i" || opt == "I" || strings.HasPrefix(opt, "--in-place"):
+			inplace = true
+		case opt == "e" || opt == "--expression":
+			scripts = append(scripts, val)
+		case opt == "f" || opt == "--file":
+			scripts = append(scripts, "")
+		}
+	})
+	// -i.bak: scan reads ".bak" as more flags; only -i matters.
+	files := ops
+	if len(scripts) == 0 && len(ops) > 0 {
+		scripts, files = ops[:1], ops[1:]
+	}
+	if inplace {
+		s.writeAll(name+" -i", files, true)
+	}
+	for _, sc := range scripts {
+		for _, p := range sedWrites(sc) {
+			s.write(p, name+" w", true)
+		}
+	}
+}
+
+// sedWrites are the files named by the w/W commands (and the w flag of
+// s///) of a sed script.
+func sedWrites(sc string) []string {
+	var out []string
+	for i := 0; i < len(sc); i++ {
+		c := sc[i]
+		if c != 'w' && c != 'W' || i+1 >= len(sc) || sc[i+1] != ' ' {
+			continue
+		}
+		if i > 0 {
+			switch p := sc[i-1]; {
+			case p == ';' || p == '\n' || p == '{' || p == '}' || p == ' ' || p == '/' || p == '$' ||
+				p >= '0' && p <= '9' || strings.IndexByte("gpiImMe", p) >= 0:
+			default:
+				continue
+			}
+		}
+		rest := sc[i+2:]
+		if j := strings.IndexByte(rest, '\n'); j >= 0 {
+			rest = rest[:j]
+		}
+		if f := strings.TrimSpace(rest); f != "" && len(out) < maxFields {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// patch checks patch: the file operand, -o FILE, or the files a diff on
+// stdin names.
+func (s *shell) patch(args []string, in input) {
+	c := s
+	ops := scan("patch", args, func(opt, val string) {
+		switch opt {
+		case "o", "--output":
+			s.write(val, "patch -o", true)
+		case "d", "--directory":
+			c = s.sub()
+			c.cwd = cleanPath(joinPath(s.cwd, slashes(val)))
+		}
+	})
+	if len(ops) > 0 {
+		c.write(ops[0], "patch", true)
+	} else if in.known {
+		for _, p := range diffTargets(in.text) {
+			c.write(p, "patch", true)
+		}
+	}
+	if c != s {
+		s.absorb(c)
+	}
+}
+
+// curl checks the files curl writes: -o, --output-dir, -D, -c, --trace…;
+// -O writes into the current directory.
+func (s *shell) curl(args []string) {
+	scan("curl", args, func(opt, val string) {
+		switch opt {
+		case "o", "--output", "--output-dir", "D", "--dump-header", "c", "--cookie-jar", "--trace",
+			"--trace-ascii", "--libcurl", "--etag-save", "--stderr":
+			s.write(val, "curl "+flagName(opt), true)
+		case "O", "--remote-name", "--remote-name-all", "J", "--remote-header-name":
+			s.write("curl-download", "curl -O", true)
+		}
+	})
+}
+
+// wget checks the files wget writes: -O, -P, -o/-a logs, else the
+// current directory.
+func (s *shell) wget(args []string) {
+	explicit, spider := false, false
+	scan("wget", args, func(opt, val string) {
+		switch opt {
+		case "O", "--output-document", "o", "--output-file", "a", "--append-output":
+			s.write(val, "wget "+flagName(opt), true)
+			if opt == "O" || opt == "--output-document" {
+				explicit = true
+			}
+		case "P", "--directory-prefix":
+			s.write(val, "wget -P", true)
+			explicit = true
+		case "--spider":
+			spider = true
+		}
+	})
+	if !explicit && !spider {
+		s.write("wget-download", "wget", true)
+	}
+}
+
+// tar checks tar: extraction writes into -C DIR (or the current
+// directory), creation writes the -f archive.
+func (s *shell) tar(args []string) {
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		args = append([]string{"-" + args[0]}, args[1:]...) // old style: tar xzf a.tgz
+	}
+	extract, create := false, false
+	var files, dirs []string
+	scan("tar", args, func(opt, val string) {
+		switch opt {
+		case "x", "--extract", "--get":
+			extract = true
+		case "c", "r", "u", "A", "--create", "--append", "--update", "--concatenate", "--delete":
+			create = true
+		case "f", "--file":
+			files = append(files, val)
+		case "C", "--directory":
+			dirs = append(dirs, val)
+		}
+	})
+	if extract {
+		if len(dirs) == 0 {
+			dirs = append(dirs, ".")
+		}
+		s.writeAll("tar -x", dirs, true)
+	}
+	if create {
+		s.writeAll("tar -c", files, true)
+	}
+}
+
+// formatter checks code formatters and linters that rewrite their
+// operands in place: always (black, isort, rustfmt, mdformat, stylua)
+// unless a check-only flag is given, or with their write flag or
+// subcommand (prettier --write, gofmt -w, clang-format -i, eslint --fix,
+// rubocop -a, ruff format, …).
+func (s *shell) formatter(name string, args []string) {
+	always := false
+	switch name {
+	case "black", "isort", "rustfmt", "mdformat", "stylua":
+		always = true
+	}
+	write, check := false, false
+	var ops []string
+	for _, a := range args {
+		switch a {
+		case "--write", "-w", "--fix", "-i", "--in-place", "--apply", "--apply-unsafe":
+			write = true
+		case "-a", "-A", "--autocorrect", "--autocorrect-all", "-x":
+			write = write || name == "rubocop"
+		case "-b":
+			write = write || name == "perltidy"
+		case "format", "fmt":
+			write = write || name == "ruff" || name == "dprint" || name == "taplo"
+		case "--check", "--diff", "--check-only", "--dry-run":
+			check = true
+		default:
+			if !strings.HasPrefix(a, "-") && a != "check" {
+				ops = append(ops, a)
+			}
+		}
+	}
+	if (always && !check) || (write && !(check && name == "ruff")) {
+		s.writeAll(name, ops, true)
+	}
+}
+
+// flagName writes an option as typed: "o" → "-o", "--output" stays.
+func flagName(opt string) string {
+	if strings.HasPrefix(opt, "-") {
+		return opt
+	}
+	return "-" + opt
+}

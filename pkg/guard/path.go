@@ -1,0 +1,254 @@
+package guard
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// store says which guarded area a path lies in.
+type store uint8
+
+const (
+	outside store = iota
+	tasks         // .matrixx/tasks and everything below it
+	plans         // .matrixx/plans and everything below it
+	root          // the .matrixx directory itself (holds both stores)
+	extra         // a directory of Request.Extra (a moved task store)
+)
+
+// guarded reports whether st must be refused: every store for a write, only
+// plans for a read.
+func guarded(st store, read bool) bool {
+	if read {
+		return st == plans
+	}
+	return st != outside
+}
+
+// unknown stands for a part of a word whose value the guard cannot know
+// (a variable set outside the command, a command substitution). It never
+// occurs in a real argument (bash cuts words at NUL).
+const unknown = '\x00'
+
+// fieldSep marks a field boundary produced by word splitting of an
+// unquoted expansion.
+const fieldSep = '\x01'
+
+// slashes turns backslashes into slashes and drops a file:// prefix, so
+// Windows paths and URIs compare like POSIX paths.
+func slashes(p string) string {
+	if strings.HasPrefix(p, "file://") {
+		p = p[len("file://"):]
+		if len(p) > 2 && p[0] == '/' && p[2] == ':' { // file:///C:/x
+			p = p[1:]
+		}
+	}
+	if strings.IndexByte(p, '\\') >= 0 {
+		p = strings.ReplaceAll(p, `\`, "/")
+	}
+	return p
+}
+
+// isAbs reports whether a slash path is absolute, POSIX or Windows style
+// ("/x", "C:/x").
+func isAbs(p string) bool {
+	if p != "" && p[0] == '/' {
+		return true
+	}
+	return len(p) >= 3 && p[1] == ':' && p[2] == '/' && isLetter(p[0])
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// joinPath resolves p against dir without cleaning (so that symlink
+// resolution can still see "..").
+func joinPath(dir, p string) string {
+	if p == "" || isAbs(p) || dir == "" {
+		return p
+	}
+	return dir + "/" + p
+}
+
+// cleanPath is path.Clean that keeps a Windows drive absolute.
+func cleanPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	return path.Clean(p)
+}
+
+// cleanExtra normalises Request.Extra: slash paths, absolute against cwd,
+// cleaned, plus the symlink-resolved form of each.
+func cleanExtra(dirs []string, cwd string) []string {
+	if len(dirs) == 0 {
+		return nil
+	}
+	out := make([]string, 0, 2*len(dirs))
+	for _, d := range dirs {
+		d = slashes(d)
+		if d == "" {
+			continue
+		}
+		c := cleanPath(joinPath(cwd, d))
+		if c == "/" || c == "." {
+			continue
+		}
+		out = append(out, c)
+		if r := resolve(c); r != "" && r != c {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// classify says which store a cleaned slash path lies in, comparing
+// components case-insensitively (".MATRIXX/Plans" is plans), ignoring the
+// trailing dots and spaces Windows ignores, and matching glob patterns
+// ("*", "?", "[…]") and, when e.taint is set, unknown parts as patterns.
+func (e *env) classify(p string) store {
+	prevMatrixx, lastUnknown := false, false
+	for i := 0; i < len(p); {
+		j := strings.IndexByte(p[i:], '/')
+		var comp string
+		if j < 0 {
+			comp, i = p[i:], len(p)
+		} else {
+			comp, i = p[i:i+j], i+j+1
+		}
+		if comp == "" {
+			continue
+		}
+		if prevMatrixx {
+			if e.is(comp, "tasks") {
+				return tasks
+			}
+			if e.is(comp, "plans") {
+				return plans
+			}
+		}
+		// A component the guard knows nothing about may stand for
+		// .matrixx on the way to tasks or plans, but is not taken for
+		// the .matrixx directory itself.
+		prevMatrixx = e.is(comp, ".matrixx")
+		lastUnknown = strings.Trim(comp, string(unknown)) == ""
+	}
+	for _, x := range e.extra {
+		if hasPathPrefixFold(p, x) {
+			return extra
+		}
+	}
+	if prevMatrixx && !lastUnknown {
+		return root
+	}
+	return outside
+}
+
+// is reports whether the path component comp names name.
+func (e *env) is(comp, name string) bool {
+	if len(comp) > 2 && (comp[len(comp)-1] == '.' || comp[len(comp)-1] == ' ') {
+		comp = strings.TrimRight(comp, ". ")
+	}
+	if strings.EqualFold(comp, name) {
+		return true
+	}
+	if !strings.ContainsAny(comp, "*?[") && !(e.taint && strings.IndexByte(comp, unknown) >= 0) {
+		return false
+	}
+	return globMatch(comp, name, e.taint)
+}
+
+// globMatch matches a path component pattern against name the way the
+// shell's pathname expansion would (no match of a leading dot by a
+// wildcard), case-insensitively. With taint, unknown parts match anything,
+// a leading dot included.
+func globMatch(pattern, name string, taint bool) bool {
+	if name[0] == '.' && pattern[0] != '.' && !(taint && pattern[0] == unknown) {
+		return false
+	}
+	pattern = strings.ToLower(pattern)
+	if strings.IndexByte(pattern, unknown) >= 0 {
+		if !taint {
+			return false
+		}
+		pattern = strings.ReplaceAll(pattern, string(unknown), "*")
+	}
+	if strings.Contains(pattern, "[!") {
+		pattern = strings.ReplaceAll(pattern, "[!", "[^") // the shell's negation
+	}
+	ok, err := path.Match(pattern, name)
+	return ok && err == nil
+}
+
+// hasPathPrefixFold reports whether p is dir or lies below it.
+func hasPathPrefixFold(p, dir string) bool {
+	if len(p) < len(dir) || !strings.EqualFold(p[:len(dir)], dir) {
+		return false
+	}
+	return len(p) == len(dir) || p[len(dir)] == '/' || dir[len(dir)-1] == '/'
+}
+
+// located is the outcome of locate: the store and, when a symlink led
+// there, the resolved path.
+type located struct {
+	st       store
+	resolved string
+}
+
+// locate finds the store a path (as the agent wrote it) lies in: relative
+// to dir, with backslashes, ".", "..", duplicate slashes and case
+// normalised, and through the symlinks that exist (the longest existing
+// prefix is resolved with filepath.EvalSymlinks).
+func (e *env) locate(dir, raw string) located {
+	p := slashes(raw)
+	if p == "" {
+		return located{}
+	}
+	if p[0] == '~' && (len(p) == 1 || p[1] == '/') && e.home != "" {
+		p = e.home + p[1:]
+	}
+	a := joinPath(dir, p)
+	c := cleanPath(a)
+	if st := e.classify(c); st != outside {
+		return located{st: st}
+	}
+	if !strings.HasPrefix(c, "/") || strings.HasPrefix(c, "/dev/") || strings.ContainsAny(c, "\x00*?[") {
+		return located{}
+	}
+	if r := resolve(a); r != "" && r != c {
+		if st := e.classify(r); st != outside {
+			return located{st: st, resolved: r}
+		}
+	}
+	return located{}
+}
+
+// resolve returns the slash path p with the symlinks of its longest
+// existing prefix resolved, or "" when nothing of it exists. ".." is
+// applied physically (after resolving what precedes it), as the kernel
+// does.
+func resolve(p string) string {
+	native := filepath.FromSlash(p)
+	rest := ""
+	for range 64 {
+		if r, err := filepath.EvalSymlinks(native); err == nil {
+			if rest != "" {
+				r = filepath.Join(r, rest)
+			}
+			return filepath.ToSlash(r)
+		}
+		i := strings.LastIndexByte(native, filepath.Separator)
+		if i <= 0 {
+			return ""
+		}
+		if base := native[i+1:]; base != "" {
+			if rest == "" {
+				rest = base
+			} else {
+				rest = base + string(filepath.Separator) + rest
+			}
+		}
+		native = native[:i]
+	}
+	return ""
+}

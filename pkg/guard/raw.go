@@ -1,0 +1,117 @@
+package guard
+
+import (
+	"strings"
+)
+
+// suspicious is the fallback for a command that does not parse (or whose
+// analysis panicked): it reports whether the raw text clearly names a
+// guarded path (.matrixx/tasks, .matrixx/plans or an Extra directory, in
+// any case and with either slash) together with a write-ish token (an
+// output redirection ">", or the name of a command that writes: sed, tee,
+// cp, mv, rm, python, …). hit is the guarded path as found in the text.
+func (e *env) suspicious(cmd string) (hit string, ok bool) {
+	low := normText(cmd)
+	hit = mentioned(low, e.extra)
+	low = strings.ToLower(low)
+	if hit == "" {
+		return "", false
+	}
+	if strings.IndexByte(low, '>') >= 0 {
+		return hit, true
+	}
+	for i := 0; i < len(low); {
+		for i < len(low) && !wordByte(low[i]) {
+			i++
+		}
+		j := i
+		for j < len(low) && wordByte(low[j]) {
+			j++
+		}
+		if j > i && (writeish(low[i:j]) || writeish(strings.TrimLeft(low[i:j], "-"))) {
+			return hit, true
+		}
+		i = j
+	}
+	return "", false
+}
+
+// normText turns backslashes into slashes and collapses runs of slashes,
+// so ".matrixx\\tasks" and ".matrixx//tasks" read ".matrixx/tasks".
+func normText(s string) string {
+	if strings.IndexByte(s, '\\') < 0 && !strings.Contains(s, "//") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	prevSlash := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' {
+			c = '/'
+		}
+		if c == '/' && prevSlash {
+			continue
+		}
+		prevSlash = c == '/'
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// mentioned returns the first guarded path named in the normalised text
+// ("" if none), in any case: .matrixx/tasks…, .matrixx/plans… or an
+// Extra directory.
+func mentioned(text string, extra []string) string {
+	for _, needle := range [...]string{".matrixx/tasks", ".matrixx/plans"} {
+		if i := indexFold(text, needle); i >= 0 {
+			j := i + len(needle)
+			for j < len(text) && pathByte(text[j]) {
+				j++
+			}
+			return text[i:j]
+		}
+	}
+	for _, x := range extra {
+		if indexFold(text, x) >= 0 {
+			return x
+		}
+	}
+	return ""
+}
+
+// indexFold is strings.Index ignoring ASCII case.
+func indexFold(s, sub string) int {
+	n := len(sub)
+	if n == 0 {
+		return 0
+	}
+	for i := 0; i+n <= len(s); i++ {
+		if (s[i]|0x20) == (sub[0]|0x20) && strings.EqualFold(s[i:i+n], sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+func wordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' || c == '+'
+}
+
+func pathByte(c byte) bool {
+	return wordByte(c) || c == '/' || c >= 'A' && c <= 'Z' || c == '*' || c == '?'
+}
+
+// writeish reports whether a lower-case word of a command names something
+// that writes files (a mutating command, an in-place flag, an
+// interpreter, a nested shell).
+func writeish(w string) bool {
+	if mutator(w) || interpreter(w) != "" || shellName(w) {
+		return true
+	}
+	switch w {
+	case "eval", "xargs", "-delete", "-exec", "-execdir", "-i", "--in-place", "checkout", "restore":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,85 @@
+package guard
+
+import (
+	"path"
+	"strings"
+)
+
+// The deny reasons are read by the agent: they say what was refused, which
+// path, and which binary does the job instead.
+
+const (
+	tasksWay = "Task files change only through task-create, task-update and task-cleanup " +
+		"(they lock, validate and write atomically); read tasks with task-get or task-list."
+	plansWay = "Plans change only through plan create, plan update (edits anchored on the " +
+		"LINE#ID tags that plan read prints), plan check (ticks an item) and plan delete."
+	rootWay = "It holds the task store and the plans: remove tasks with task-cleanup " +
+		"and plans with plan delete."
+)
+
+// storeWhat names the store in a reason.
+func storeWhat(st store) string {
+	switch st {
+	case tasks:
+		return "in the task store (.matrixx/tasks)"
+	case plans:
+		return "a plan file (.matrixx/plans)"
+	case extra:
+		return "in the task store"
+	}
+	return "the .matrixx directory"
+}
+
+func storeWay(st store) string {
+	switch st {
+	case tasks, extra:
+		return tasksWay
+	case plans:
+		return plansWay
+	}
+	return rootWay
+}
+
+// shown is the path as the agent wrote it, plus where a symlink led.
+func shown(p, resolved string) string {
+	p = strings.ReplaceAll(p, string(unknown), "…")
+	if resolved != "" {
+		return p + " (a link to " + resolved + ")"
+	}
+	return p
+}
+
+// writeReason is the reason for a refused write through Bash or a tool.
+func writeReason(via string, st store, p, resolved string) string {
+	return "Blocked: " + via + " would change " + shown(p, resolved) + ", " + storeWhat(st) + ". " + storeWay(st)
+}
+
+// planReadReason is the reason for a refused generic read of a plan.
+func planReadReason(via, p, resolved string) string {
+	name := strings.TrimSuffix(path.Base(slashes(p)), ".md")
+	if name == "" || name == "." || name == "/" || strings.EqualFold(name, "plans") {
+		name = "NAME"
+	}
+	return "Blocked: " + via + " reads " + shown(p, resolved) + ", a plan file (.matrixx/plans). " +
+		"Read plans with plan read " + name + " (each line carries the LINE#ID anchor that plan update needs); " +
+		"plan list shows every plan."
+}
+
+// toolReason is the reason for a refused file tool call.
+func toolReason(tool string, st store, p, resolved string, read bool) string {
+	if read {
+		return planReadReason(tool, p, resolved)
+	}
+	return writeReason(tool, st, p, resolved)
+}
+
+// rawReason is the reason for a Bash command the guard could not parse
+// that names a guarded path next to a write.
+func rawReason(hit string) string {
+	way := tasksWay
+	if containsFold(hit, "plans") {
+		way = plansWay
+	}
+	return "Blocked: the shell command could not be analysed and it names " + hit +
+		" together with a write. " + way
+}

@@ -1,0 +1,116 @@
+package guard
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// redirs checks a statement's redirections: every output redirection is
+// a write of its target. It returns the statement's stdin.
+func (s *shell) redirs(rs []*syntax.Redirect, in input) input {
+	for _, r := range rs {
+		if s.denied() {
+			return in
+		}
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll,
+			syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob, syntax.RdrInOut:
+			for _, v := range s.fields(r.Word) {
+				s.write(v, redirLabel(r.Op), true)
+			}
+		case syntax.DplOut:
+			for _, v := range s.fields(r.Word) {
+				if !fdWord(v) {
+					s.write(v, "redirection >&", true)
+				}
+			}
+		case syntax.RdrIn:
+			if r.Word != nil && len(r.Word.Parts) == 1 {
+				if ps, ok := r.Word.Parts[0].(*syntax.ProcSubst); ok {
+					c := s.substStmts(ps.Stmts)
+					in = input{paths: c.mentions}
+					if c.outKnown {
+						in.text, in.known = c.out, true
+					}
+					continue
+				}
+			}
+			in = input{}
+			for _, v := range s.fields(r.Word) {
+				if p, ok := s.guardedLex(v); ok {
+					in.paths = append(in.paths, p)
+				}
+			}
+		case syntax.Hdoc, syntax.DashHdoc:
+			in = input{text: s.hdoc(r), known: true}
+		case syntax.WordHdoc:
+			in = input{text: strings.Join(s.quotedFields(r.Word), " ") + "\n", known: true}
+		default: // DplIn
+			s.fields(r.Word)
+		}
+	}
+	return in
+}
+
+func redirLabel(op syntax.RedirOperator) string {
+	switch op {
+	case syntax.RdrOut:
+		return "redirection >"
+	case syntax.AppOut:
+		return "redirection >>"
+	case syntax.RdrClob:
+		return "redirection >|"
+	case syntax.RdrAll:
+		return "redirection &>"
+	case syntax.AppAll:
+		return "redirection &>>"
+	case syntax.RdrInOut:
+		return "redirection <>"
+	}
+	return "redirection"
+}
+
+// fdWord reports whether the word after >& names a file descriptor.
+func fdWord(v string) bool {
+	v = strings.TrimSuffix(v, "-")
+	if v == "" {
+		return true
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// hdoc returns the body of a here-document: literal when the delimiter
+// is quoted, expanded otherwise.
+func (s *shell) hdoc(r *syntax.Redirect) string {
+	if r.Hdoc == nil {
+		return ""
+	}
+	quoted := false
+	for _, p := range r.Word.Parts {
+		switch p := p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			quoted = true
+		case *syntax.Lit:
+			if strings.IndexByte(p.Value, '\\') >= 0 {
+				quoted = true
+			}
+		}
+	}
+	if quoted {
+		var b strings.Builder
+		for _, p := range r.Hdoc.Parts {
+			if l, ok := p.(*syntax.Lit); ok {
+				b.WriteString(l.Value)
+			}
+		}
+		return b.String()
+	}
+	alts := s.parts(r.Hdoc.Parts, inHdoc)
+	return alts[0]
+}

@@ -1,0 +1,441 @@
+package guard
+
+import (
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+const (
+	// maxDepth bounds the nested scripts (sh -c, eval, here-documents fed
+	// to a shell, …) analysed inside one command.
+	maxDepth = 8
+	// maxFields bounds the strings one word may stand for (brace
+	// expansion, variables with several candidate values).
+	maxFields = 32
+	// maxCommand is the longest command that is parsed; a longer one is
+	// decided by the raw fallback (suspicious).
+	maxCommand = 1 << 20
+	// maxNesting bounds the nesting of brackets in a script that is
+	// parsed: deeper nesting costs the parser time (( is tried as
+	// arithmetic first) and stack; such a script goes to the raw
+	// fallback.
+	maxNesting = 128
+	// maxOut bounds the known output of a command kept for a pipe or a
+	// command substitution.
+	maxOut = 64 << 10
+)
+
+// input is what a command reads on stdin, as far as the guard knows it.
+type input struct {
+	text  string   // the text, when known (here-document, here-string, echo in a pipe)
+	known bool     // text is the whole of stdin
+	paths []string // guarded paths named upstream (ls .matrixx/tasks | xargs rm)
+}
+
+// shell is the analysis state of one shell scope: a subshell, a pipeline
+// side or a command substitution gets a copy, so that cd and variables
+// stay where they belong.
+type shell struct {
+	e       *env
+	verdict *Decision // the first denial, shared by every scope of the command
+	cwd     string    // cleaned slash path; "" when unknown
+	oldpwd  string
+	dirs    []string            // pushd stack
+	vars    map[string][]string // variables set in this command: candidate values
+	// sharedVars is set while vars is the parent's map (a child scope
+	// runs to its end before the parent goes on, so sharing is safe
+	// until the child sets a variable).
+	sharedVars bool
+	pos        []string // positional parameters of a nested sh -c ($0, $1, …)
+	depth      int      // nesting of scripts
+	mentions   []string // guarded paths named as arguments so far
+	out        string   // output of the commands so far, when known
+	outKnown   bool
+}
+
+// bash decides a Bash command.
+func (e *env) bash(cmd string) Decision {
+	// The shell never sees what follows a NUL byte (a C string ends
+	// there); inside the analysis NUL stands for an unknown value.
+	if i := strings.IndexByte(cmd, 0); i >= 0 {
+		cmd = cmd[:i]
+	}
+	if strings.TrimSpace(cmd) == "" {
+		return Decision{}
+	}
+	if containsFold(cmd, "matrixx") {
+		e.taint = true
+	}
+	var d Decision
+	s := &shell{e: e, verdict: &d, cwd: e.cwd, outKnown: true}
+	s.script(cmd, nil)
+	return d
+}
+
+// denied reports whether the command has already been refused.
+func (s *shell) denied() bool { return s.verdict.Deny }
+
+// refuse records a denial (the first one wins).
+func (s *shell) refuse(reason, rule string) {
+	if !s.verdict.Deny {
+		*s.verdict = deny(reason, rule)
+	}
+}
+
+// sub returns a copy of the scope for a subshell.
+func (s *shell) sub() *shell {
+	c := &shell{
+		e: s.e, verdict: s.verdict, cwd: s.cwd, oldpwd: s.oldpwd, pos: s.pos, depth: s.depth,
+		outKnown: true,
+	}
+	if len(s.vars) > 0 {
+		c.vars, c.sharedVars = s.vars, true // copied on the child's first set
+	}
+	if len(s.dirs) > 0 {
+		c.dirs = slices.Clip(s.dirs) // an append copies
+	}
+	return c
+}
+
+// absorb takes what a finished child scope found: mentioned paths and
+// output.
+func (s *shell) absorb(c *shell) {
+	s.addMentions(c.mentions)
+	s.emitFrom(c)
+}
+
+// addMentions records guarded paths named in a child scope (at most
+// maxFields in all: they stand for what a pipe or a substitution may
+// carry, not for a count).
+func (s *shell) addMentions(ps []string) {
+	if n := maxFields - len(s.mentions); n > 0 {
+		s.mentions = append(s.mentions, ps[:min(n, len(ps))]...)
+	}
+}
+
+func (s *shell) emit(text string) {
+	if len(s.out)+len(text) > maxOut {
+		s.outKnown = false
+		return
+	}
+	s.out += text
+}
+
+func (s *shell) emitFrom(c *shell) {
+	if !c.outKnown {
+		s.outKnown = false
+		return
+	}
+	s.emit(c.out)
+}
+
+// parse parses a script as Bash, falling back to zsh syntax. Comments are
+// kept for misreadComments.
+func parse(src string) (*syntax.File, error) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(src), "")
+	if err == nil {
+		return f, nil
+	}
+	if f2, err2 := syntax.NewParser(syntax.Variant(syntax.LangZsh), syntax.KeepComments(true)).Parse(strings.NewReader(src), ""); err2 == nil {
+		return f2, nil
+	}
+	return nil, err
+}
+
+// misreadComments analyses as code the "comments" whose '#' does not
+// start a word: mvdan.cc/sh v3.14.1 reads a line like ”#x; rm y inside
+// ( … ) or { … } as a comment, where bash runs the word #x and then rm
+// y. A '#' starts a comment in bash only at the start of a word.
+func (s *shell) misreadComments(f *syntax.File, src string) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if s.denied() {
+			return false
+		}
+		cm, ok := n.(*syntax.Comment)
+		if !ok {
+			return true
+		}
+		off := int(cm.Hash.Offset())
+		if off <= 0 || off > len(src) {
+			return true
+		}
+		switch src[off-1] {
+		case ' ', '\t', '\n', ';', '&', '|', '(', '<', '>':
+			return true
+		}
+		s.script("_#"+cm.Text, s.pos) // "#…" goes on the word before it
+		return true
+	})
+}
+
+// nesting is the deepest nesting of ( and { in src, counted without
+// regard to quotes (an over-estimate).
+func nesting(src string) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '(', '{':
+			depth++
+			deepest = max(deepest, depth)
+		case ')', '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return deepest
+}
+
+// script analyses shell source (the command itself, or a string given to
+// sh -c, eval, trap, …) in a child scope with positional parameters pos.
+// Source that does not parse is refused only when it clearly names a
+// guarded path together with a write (suspicious).
+func (s *shell) script(src string, pos []string) {
+	if s.denied() {
+		return
+	}
+	if strings.IndexByte(src, unknown) >= 0 {
+		src = strings.ReplaceAll(src, string(unknown), "${__guard_unknown}")
+	}
+	var f *syntax.File
+	if s.depth < maxDepth && len(src) <= maxCommand && nesting(src) <= maxNesting {
+		f, _ = parse(src)
+	}
+	if f == nil {
+		if hit, ok := s.e.suspicious(src); ok {
+			s.refuse(rawReason(hit), "bash:parse")
+		}
+		return
+	}
+	c := s.sub()
+	c.depth++
+	if pos != nil {
+		c.pos = pos
+	}
+	c.stmts(f.Stmts, input{})
+	if strings.IndexByte(src, '#') >= 0 {
+		c.misreadComments(f, src)
+	}
+	s.absorb(c)
+}
+
+func (s *shell) stmts(list []*syntax.Stmt, in input) {
+	for _, st := range list {
+		if s.denied() {
+			return
+		}
+		if st.Background || st.Coprocess || st.Disown {
+			// cmd & runs in a subshell: its cd and variables stay there.
+			c := s.sub()
+			c.stmt(st, in)
+			s.addMentions(c.mentions)
+			s.outKnown = false
+			continue
+		}
+		s.stmt(st, in)
+	}
+}
+
+func (s *shell) stmt(st *syntax.Stmt, in input) {
+	if st == nil {
+		return
+	}
+	in = s.redirs(st.Redirs, in)
+	if s.denied() || st.Cmd == nil {
+		return
+	}
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		s.callExpr(c, in)
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			left := s.sub()
+			left.stmt(c.X, in)
+			pin := input{paths: left.mentions}
+			if left.outKnown {
+				pin.text, pin.known = left.out, true
+			}
+			right := s.sub()
+			right.stmt(c.Y, pin)
+			s.addMentions(left.mentions)
+			s.absorb(right)
+		default:
+			s.stmt(c.X, in)
+			s.stmt(c.Y, in)
+		}
+	case *syntax.Subshell:
+		c2 := s.sub()
+		c2.stmts(c.Stmts, in)
+		s.absorb(c2)
+	case *syntax.Block:
+		s.stmts(c.Stmts, in)
+	case *syntax.IfClause:
+		for cl := c; cl != nil; cl = cl.Else {
+			s.stmts(cl.Cond, in)
+			s.stmts(cl.Then, in)
+		}
+	case *syntax.WhileClause:
+		s.stmts(c.Cond, in)
+		s.stmts(c.Do, in)
+	case *syntax.ForClause:
+		if wi, ok := c.Loop.(*syntax.WordIter); ok {
+			var vals []string
+			for _, w := range wi.Items {
+				vals = s.appendFields(vals, w)
+			}
+			if len(wi.Items) == 0 && !wi.InPos.IsValid() {
+				vals = append(vals, s.positional()...)
+			}
+			if len(vals) == 0 {
+				vals = append(vals, "")
+			}
+			if wi.Name != nil {
+				s.set(wi.Name.Value, vals)
+			}
+		} else {
+			s.nested(c.Loop)
+		}
+		s.stmts(c.Do, in)
+	case *syntax.CaseClause:
+		s.fields(c.Word)
+		for _, it := range c.Items {
+			for _, p := range it.Patterns {
+				s.fields(p)
+			}
+			s.stmts(it.Stmts, in)
+		}
+	case *syntax.FuncDecl:
+		// A function body is analysed where it is defined, as if it ran.
+		c2 := s.sub()
+		c2.stmt(c.Body, input{})
+		s.addMentions(c2.mentions)
+	case *syntax.DeclClause:
+		for _, a := range c.Args {
+			if !a.Naked {
+				s.assign(a)
+			}
+		}
+	case *syntax.TimeClause:
+		s.stmt(c.Stmt, in)
+	case *syntax.CoprocClause:
+		s.stmt(c.Stmt, in)
+	default: // ArithmCmd, TestClause, LetClause, TestDecl
+		s.nested(c)
+	}
+}
+
+// nested analyses the command substitutions hidden in a node the guard
+// does not otherwise look into (arithmetic, [[ tests ]], …).
+func (s *shell) nested(n syntax.Node) {
+	if n == nil {
+		return
+	}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			s.substStmts(n.Stmts)
+			return false
+		case *syntax.ProcSubst:
+			s.substStmts(n.Stmts)
+			return false
+		}
+		return true
+	})
+}
+
+// substStmts analyses the statements of a command or process
+// substitution in a child scope and returns it.
+func (s *shell) substStmts(list []*syntax.Stmt) *shell {
+	c := s.sub()
+	c.stmts(list, input{})
+	s.addMentions(c.mentions)
+	return c
+}
+
+// callExpr analyses a simple command.
+func (s *shell) callExpr(c *syntax.CallExpr, in input) {
+	if len(c.Args) == 0 {
+		for _, a := range c.Assigns {
+			s.assign(a)
+		}
+		return
+	}
+	// FOO=x cmd: the values reach cmd's environment (and nested shells).
+	for _, a := range c.Assigns {
+		s.assign(a)
+	}
+	argv := make([]string, 0, len(c.Args)+2)
+	for _, w := range c.Args {
+		argv = s.appendFields(argv, w)
+	}
+	s.call(argv, in)
+}
+
+// cwdStore is the store the current directory lies in.
+func (s *shell) cwdStore() store {
+	if s.cwd == "" {
+		return outside
+	}
+	return s.e.classify(s.cwd)
+}
+
+// write checks one path the command writes (cmd names the command for
+// the reason). rootToo also guards the .matrixx directory itself (rm -rf
+// .matrixx), which plain creation (mkdir, cp into it) does not touch.
+func (s *shell) write(p, cmd string, rootToo bool) {
+	if s.denied() || p == "" || p == "-" {
+		return
+	}
+	loc := s.e.locate(s.cwd, p)
+	if loc.st == outside || (loc.st == root && !rootToo) {
+		return
+	}
+	shownPath := p
+	if !isAbs(slashes(p)) && !containsFold(p, "matrixx") && s.cwd != "" {
+		shownPath = p + " in " + s.cwd
+	}
+	s.refuse(writeReason("Bash ("+cmd+")", loc.st, shownPath, loc.resolved), "bash:"+cmd)
+}
+
+// guardedLex reports whether an argument names a guarded path, lexically
+// (no file system access); p is the cleaned path.
+func (s *shell) guardedLex(arg string) (string, bool) {
+	return s.guardedArg(arg, len(s.e.extra) > 0 || s.cwdStore() != outside)
+}
+
+// guardedArg is guardedLex with the cheap pre-check precomputed (wide:
+// any argument may name a store when there are Extra directories or the
+// current directory is in a store); otherwise only one naming .matrixx.
+func (s *shell) guardedArg(arg string, wide bool) (string, bool) {
+	if strings.HasPrefix(arg, "-") {
+		if i := strings.IndexByte(arg, '='); i >= 0 {
+			arg = arg[i+1:]
+		}
+	}
+	if arg == "" || (!wide && !containsFold(arg, "matrixx")) {
+		return "", false
+	}
+	p := cleanPath(joinPath(s.cwd, slashes(arg)))
+	if st := s.e.classify(p); st != outside {
+		return p, true
+	}
+	return "", false
+}
+
+// mention records the guarded paths a command names, for the commands it
+// feeds (xargs, a shell reading a pipe, a command substitution).
+func (s *shell) mention(args []string) {
+	if len(args) == 0 {
+		return
+	}
+	wide := len(s.e.extra) > 0 || s.cwdStore() != outside
+	for _, a := range args {
+		if p, ok := s.guardedArg(a, wide); ok && len(s.mentions) < maxFields {
+			s.mentions = append(s.mentions, p)
+		}
+	}
+}
+
+// containsFold reports whether s contains sub, ignoring ASCII case.
+func containsFold(s, sub string) bool { return indexFold(s, sub) >= 0 }

@@ -1,0 +1,93 @@
+package guard
+
+import (
+	"maps"
+	"slices"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// assign records a variable assignment.
+func (s *shell) assign(a *syntax.Assign) {
+	if a == nil || a.Name == nil {
+		return
+	}
+	var vals []string
+	switch {
+	case a.Array != nil:
+		for _, el := range a.Array.Elems {
+			if el.Index != nil {
+				s.nested(el.Index)
+			}
+			if el.Value != nil {
+				vals = s.appendFields(vals, el.Value)
+			}
+		}
+	case a.Value != nil:
+		vals = s.quotedFields(a.Value)
+	default:
+		vals = []string{""}
+	}
+	if a.Index != nil {
+		s.nested(a.Index)
+	}
+	if a.Append {
+		if old, ok := s.lookup(a.Name.Value); ok {
+			vals = product(slices.Clone(old), vals)
+		}
+	}
+	s.set(a.Name.Value, vals)
+}
+
+func (s *shell) set(name string, vals []string) {
+	if len(vals) > maxFields {
+		vals = vals[:maxFields]
+	}
+	switch {
+	case s.vars == nil:
+		s.vars = make(map[string][]string)
+	case s.sharedVars:
+		s.vars = maps.Clone(s.vars)
+	}
+	s.sharedVars = false
+	s.vars[name] = vals
+}
+
+// lookup returns the candidate values of a variable.
+func (s *shell) lookup(name string) ([]string, bool) {
+	if v, ok := s.vars[name]; ok {
+		return v, true
+	}
+	switch name {
+	case "PWD":
+		if s.cwd != "" {
+			return []string{s.cwd}, true
+		}
+	case "HOME":
+		if s.e.home != "" {
+			return []string{s.e.home}, true
+		}
+	case "OLDPWD":
+		if s.oldpwd != "" {
+			return []string{s.oldpwd}, true
+		}
+	case "@", "*":
+		if s.pos != nil {
+			return s.positional(), true
+		}
+	}
+	if s.pos != nil && len(name) == 1 && name[0] >= '0' && name[0] <= '9' {
+		if i := int(name[0] - '0'); i < len(s.pos) {
+			return s.pos[i : i+1], true
+		}
+		return []string{""}, true
+	}
+	return nil, false
+}
+
+func (s *shell) positional() []string {
+	if len(s.pos) > 1 {
+		return s.pos[1:]
+	}
+	return nil
+}

@@ -1,0 +1,129 @@
+package hook
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/guard"
+)
+
+// preToolUse is task-edit-guard (spec §8.2, D13): it builds a guard.Request
+// from the event and denies when the guard does. A tool call with neither a
+// command nor a path field gets no opinion without any file access.
+func (r *Runner) preToolUse(ev *Event, sc *scan) any {
+	in := ev.Input
+	if in.Command == "" && len(in.Paths) == 0 {
+		r.log.Printf(NameGuard, "no command and no path field: no opinion")
+		return nil
+	}
+	p, err := r.project(ev)
+	if err != nil {
+		if p == nil {
+			return r.guardFailure(ev, sc, err)
+		}
+		// A broken config file must not switch the guard off: go on with
+		// the defaults.
+		r.log.Printf(NameGuard, "config ignored: %v", err)
+	}
+	if p.cfg.HookDisabled(NameGuard) {
+		r.log.Printf(NameGuard, "disabled in disabled_hooks: no opinion")
+		return nil
+	}
+	req := guard.Request{Tool: ev.Tool, Cwd: ev.Cwd, Command: in.Command, Paths: in.Paths}
+	if req.Cwd == "" {
+		req.Cwd = p.root
+	}
+	if def := filepath.Join(p.root, ".matrixx", "tasks"); filepath.Clean(p.store.Dir) != def {
+		req.Extra = append(req.Extra, p.store.Dir)
+	}
+	cut := trimCut(&req)
+	check := r.Check
+	if check == nil {
+		check = guard.Check
+	}
+	d := check(req)
+	if d.Deny {
+		r.log.Printf(NameGuard, "deny (rule %s): %s", d.Rule, d.Reason)
+		return deny(d.Reason)
+	}
+	if cut && sc.Guarded {
+		reason := "matrixx-hook: this tool call is too large to analyse in full (a value over 1 MiB) and mentions .matrixx/plans or .matrixx/tasks, so it is refused. Change tasks only with task-create/task-update and plans only with the plan binary, or split the command."
+		r.log.Printf(NameGuard, "deny (rule oversized): a cut value and a guarded path in the raw event")
+		return deny(reason)
+	}
+	r.log.Printf(NameGuard, "allow: %s", describe(req, d))
+	return nil
+}
+
+// trimCut strips the cut sentinel from command and paths and reports
+// whether any value was cut (see MaxString).
+func trimCut(req *guard.Request) bool {
+	cut := false
+	if c, ok := strings.CutSuffix(req.Command, "\x00"); ok {
+		req.Command, cut = c, true
+	}
+	for k, vs := range req.Paths {
+		for i, v := range vs {
+			if c, ok := strings.CutSuffix(v, "\x00"); ok {
+				req.Paths[k][i], cut = c, true
+			}
+		}
+	}
+	return cut
+}
+
+// readOnlyTool reports whether a Claude Code tool carries paths but never
+// writes; the guard only cares about its reads of .matrixx/plans.
+func readOnlyTool(name string) bool {
+	switch name {
+	case "Read", "Glob", "Grep", "LS":
+		return true
+	}
+	return false
+}
+
+// guardFailure is the guard's failure policy: fail closed (deny) only when
+// the raw event clearly targets a guarded directory, that is when its
+// tool_name was read, the tool may write, and the raw bytes mention
+// .matrixx/plans or .matrixx/tasks (for the read-only tools: when they
+// mention .matrixx/plans, whose generic reads are denied too); otherwise
+// say nothing.
+func (r *Runner) guardFailure(ev *Event, sc *scan, err error) any {
+	var targets bool
+	switch {
+	case ev.Tool == "":
+		targets = false
+	case readOnlyTool(ev.Tool):
+		targets = sc.GuardedPlans
+	default:
+		targets = sc.Guarded
+	}
+	if !targets {
+		r.log.Printf(NameGuard, "failed open (the event does not clearly target a guarded path): %v", err)
+		return nil
+	}
+	r.log.Printf(NameGuard, "deny (rule fail-closed): %v", err)
+	return deny(fmt.Sprintf("matrixx-hook could not check this tool call (%v) and it mentions .matrixx/plans or .matrixx/tasks, so it is refused to be safe. Change tasks only with task-create/task-update and plans only with the plan binary.", shorten(err.Error(), 200)))
+}
+
+// describe summarises a request for the log.
+func describe(req guard.Request, d guard.Decision) string {
+	var parts []string
+	if req.Command != "" {
+		parts = append(parts, fmt.Sprintf("command %q", shorten(req.Command, 200)))
+	}
+	keys := make([]string, 0, len(req.Paths))
+	for k := range req.Paths {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %q", k, req.Paths[k]))
+	}
+	if d.Rule != "" {
+		parts = append(parts, "rule "+d.Rule)
+	}
+	return strings.Join(parts, ", ")
+}

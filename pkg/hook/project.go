@@ -1,0 +1,62 @@
+package hook
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
+)
+
+// proj is the project an event belongs to.
+type proj struct {
+	root  string
+	cfg   *config.Config
+	store *store.Store
+}
+
+// root resolves the event's project root (D11): -C DIR, else
+// $MATRIXX_PROJECT_DIR, else $CLAUDE_PROJECT_DIR, else the nearest ancestor
+// of the event's cwd (of the process's working directory when the event
+// has no absolute cwd) holding .matrixx/ or .git.
+func (r *Runner) root(ev *Event) (string, error) {
+	env := r.Env
+	if ev != nil && filepath.IsAbs(ev.Cwd) {
+		cwd := ev.Cwd
+		env.Getwd = func() (string, error) { return cwd, nil }
+	}
+	if env.Getwd == nil {
+		env.Getwd = os.Getwd
+	}
+	return project.Root(r.Dir, env)
+}
+
+// project resolves root, config and store. A config error is returned
+// together with a usable project on defaults, so each hook can decide
+// whether a broken config file stops it.
+func (r *Runner) project(ev *Event) (*proj, error) {
+	root, err := r.root(ev)
+	if err != nil {
+		return nil, err
+	}
+	ocDir := ""
+	if r.Env.Home != nil || r.Env.Getenv("OPENCODE_CONFIG_DIR") != "" || r.Env.Getenv("XDG_CONFIG_HOME") != "" {
+		ocDir = project.OpenCodeDir(r.Env)
+	}
+	cfg, cfgErr := config.Load(ocDir, root)
+	if cfgErr != nil {
+		cfg = &config.Config{Tasks: config.Defaults(), DisabledHooks: []string{}}
+	}
+	layout := store.Resolve(root, cfg.Tasks, r.Env.Getenv("ULTRAWORK_TASK_LIST_ID"), ocDir)
+	st := &store.Store{
+		Dir:        layout.Dir,
+		Root:       root,
+		Session:    project.NoSession,
+		StaleAfter: time.Duration(cfg.Tasks.StaleAfterHours * float64(time.Hour)),
+		Now:        r.Now,
+	}
+	st.Lock.NoKernel = r.Env.Getenv("MATRIXX_NO_FLOCK") == "1"
+	return &proj{root: root, cfg: cfg, store: st}, cfgErr
+}

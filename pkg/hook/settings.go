@@ -1,0 +1,405 @@
+package hook
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/tailscale/hujson"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Binary is matrixx-hook's file name; a settings entry whose command runs
+// it with no arguments is ours.
+const Binary = "matrixx-hook"
+
+// Entry is one hook entry install writes: the event and its matcher (""
+// for events without one: the hook then runs for every Stop, SubagentStop
+// and SessionStart source).
+type Entry struct {
+	Event   string
+	Matcher string
+}
+
+// Entries are what install adds to Claude Code's settings, in order. The
+// PreToolUse matcher covers every tool the guard decides on; PostToolUse
+// covers the two ways the task tools run (Bash, MCP).
+var Entries = []Entry{
+	{PreToolUse, "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|mcp__.*"},
+	{PostToolUse, "Bash|mcp__.*"},
+	{Stop, ""},
+	{SubagentStop, ""},
+	{SessionStart, ""},
+}
+
+// Command returns the settings command for a binary path: the path,
+// shell-quoted when it needs quoting (Claude Code runs it through a shell).
+func Command(path string) (string, error) {
+	return syntax.Quote(path, syntax.LangBash)
+}
+
+// IsOurs reports whether a settings command runs matrixx-hook with no
+// arguments (whatever its directory): what install writes and uninstall
+// removes. The command is parsed as a shell command (mvdan.cc/sh/v3/syntax):
+// it must be a single simple command of one word, without redirections or
+// assignments, made of literal and quoted text and plain variables; the
+// variables count as empty, so "$CLAUDE_PROJECT_DIR"/bin/matrixx-hook is
+// ours too. Nothing is expanded or run.
+func IsOurs(command string) bool {
+	f, err := syntax.NewParser().Parse(strings.NewReader(command), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return false
+	}
+	st := f.Stmts[0]
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 || len(call.Assigns) > 0 || len(call.Args) != 1 {
+		return false
+	}
+	word, ok := literal(call.Args[0].Parts)
+	return ok && filepath.Base(filepath.ToSlash(word)) == Binary
+}
+
+// literal renders word parts that need no expansion but plain variables
+// (rendered empty); anything else (substitutions, globs' special forms,
+// arithmetic, …) is not literal.
+func literal(parts []syntax.WordPart) (string, bool) {
+	var b strings.Builder
+	for _, p := range parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(x.Value)
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				return "", false
+			}
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			s, ok := literal(x.Parts)
+			if !ok {
+				return "", false
+			}
+			b.WriteString(s)
+		case *syntax.ParamExp:
+			if x.Excl || x.Length || x.Width || x.Index != nil || x.Slice != nil || x.Repl != nil || x.Exp != nil || x.Names != 0 {
+				return "", false
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// SettingsResult is the outcome of Install or Uninstall.
+type SettingsResult struct {
+	// Data is the new settings file: JSON, 2-space indented.
+	Data []byte
+	// Changed is false when the file already said the same.
+	Changed bool
+	// DroppedComments is set when the input had comments, which the
+	// rewritten file does not keep.
+	DroppedComments bool
+}
+
+// settingsGroup is one matcher group as install writes it.
+type settingsGroup struct {
+	Matcher string         `json:"matcher,omitempty"`
+	Hooks   []settingsHook `json:"hooks"`
+}
+
+type settingsHook struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+}
+
+// Install adds (or brings up to date) one matcher group per Entries item
+// running command, in settings (a Claude Code settings file: JSON, comments
+// and trailing commas tolerated; empty means {}). Every other key, event and
+// entry is kept in its order. An event that already holds exactly our group
+// and no other handler of ours is left as it is; otherwise our handlers are
+// removed from it (a group emptied by that goes too) and a fresh group is
+// appended.
+func Install(settings []byte, command string) (SettingsResult, error) {
+	root, res, err := parseSettings(settings)
+	if err != nil {
+		return res, err
+	}
+	hooks, err := member(root, "hooks", "{}", true)
+	if err != nil {
+		return res, err
+	}
+	hobj, ok := hooks.Value.(*hujson.Object)
+	if !ok {
+		return res, fmt.Errorf(`"hooks" is not an object`)
+	}
+	for _, e := range Entries {
+		list, err := member(hobj, e.Event, "[]", true)
+		if err != nil {
+			return res, err
+		}
+		arr, ok := list.Value.(*hujson.Array)
+		if !ok {
+			return res, fmt.Errorf(`"hooks.%s" is not an array`, e.Event)
+		}
+		if upToDate(arr, e, command) {
+			continue
+		}
+		removeOurs(arr)
+		g := settingsGroup{Matcher: e.Matcher, Hooks: []settingsHook{{Type: "command", Command: command}}}
+		b, err := json.Marshal(g)
+		if err != nil {
+			return res, err
+		}
+		v, err := hujson.Parse(b)
+		if err != nil {
+			return res, err
+		}
+		arr.Elements = append(arr.Elements, v)
+	}
+	return finish(root, settings, res)
+}
+
+// Uninstall removes every handler of ours (IsOurs) from every event of
+// settings, then the groups, event lists and "hooks" object that this left
+// empty. Everything else stays.
+func Uninstall(settings []byte) (SettingsResult, error) {
+	root, res, err := parseSettings(settings)
+	if err != nil {
+		return res, err
+	}
+	hooks, err := member(root, "hooks", "", false)
+	if err != nil || hooks == nil {
+		return finish(root, settings, res)
+	}
+	hobj, ok := hooks.Value.(*hujson.Object)
+	if !ok {
+		return res, fmt.Errorf(`"hooks" is not an object`)
+	}
+	kept := hobj.Members[:0]
+	for _, m := range hobj.Members {
+		arr, ok := m.Value.Value.(*hujson.Array)
+		if !ok {
+			kept = append(kept, m)
+			continue
+		}
+		if removeOurs(arr) && len(arr.Elements) == 0 {
+			continue
+		}
+		kept = append(kept, m)
+	}
+	emptied := len(kept) == 0 && len(hobj.Members) > 0
+	hobj.Members = kept
+	if emptied {
+		obj := root.Value.(*hujson.Object)
+		for i, m := range obj.Members {
+			if m.Name.Value.(hujson.Literal).String() == "hooks" {
+				obj.Members = append(obj.Members[:i], obj.Members[i+1:]...)
+				break
+			}
+		}
+	}
+	return finish(root, settings, res)
+}
+
+// parseSettings parses a settings file; the top level must be an object.
+func parseSettings(data []byte) (*hujson.Value, SettingsResult, error) {
+	var res SettingsResult
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte("{}")
+	}
+	v, err := hujson.Parse(data)
+	if err != nil {
+		return nil, res, fmt.Errorf("not valid JSON: %w", err)
+	}
+	res.DroppedComments = hasComments(&v)
+	v.Standardize()
+	if _, ok := v.Value.(*hujson.Object); !ok {
+		return nil, res, fmt.Errorf("the top level is not a JSON object")
+	}
+	return &v, res, nil
+}
+
+// hasComments reports whether v holds a comment. Standardize turns
+// comments into spaces and leaves string contents alone, so comment
+// markers that disappear were comments.
+func hasComments(v *hujson.Value) bool {
+	b := v.Pack()
+	std, err := hujson.Standardize(append([]byte(nil), b...))
+	if err != nil {
+		return false
+	}
+	count := func(x []byte) int { return bytes.Count(x, []byte("//")) + bytes.Count(x, []byte("/*")) }
+	return count(b) > count(std)
+}
+
+// member finds obj[name] (obj is an *hujson.Object or a *hujson.Value
+// holding one). When absent and create is set, it appends name with the
+// value parsed from init.
+func member(obj any, name, init string, create bool) (*hujson.Value, error) {
+	var o *hujson.Object
+	switch x := obj.(type) {
+	case *hujson.Object:
+		o = x
+	case *hujson.Value:
+		var ok bool
+		if o, ok = x.Value.(*hujson.Object); !ok {
+			return nil, fmt.Errorf("not an object")
+		}
+	}
+	for i := range o.Members {
+		if lit, ok := o.Members[i].Name.Value.(hujson.Literal); ok && lit.String() == name {
+			return &o.Members[i].Value, nil
+		}
+	}
+	if !create {
+		return nil, nil
+	}
+	v, err := hujson.Parse([]byte(init))
+	if err != nil {
+		return nil, err
+	}
+	o.Members = append(o.Members, hujson.ObjectMember{Name: hujson.Value{Value: hujson.String(name)}, Value: v})
+	return &o.Members[len(o.Members)-1].Value, nil
+}
+
+// groupHandlers returns a group's hooks array (nil when it has none).
+func groupHandlers(g *hujson.Value) *hujson.Array {
+	v, err := member(g, "hooks", "", false)
+	if err != nil || v == nil {
+		return nil
+	}
+	arr, _ := v.Value.(*hujson.Array)
+	return arr
+}
+
+// handlerCommand returns a handler's command when it is a command hook.
+func handlerCommand(h *hujson.Value) (string, bool) {
+	if t, _ := member(h, "type", "", false); t != nil {
+		if lit, ok := t.Value.(hujson.Literal); !ok || lit.String() != "command" {
+			return "", false
+		}
+	}
+	c, _ := member(h, "command", "", false)
+	if c == nil {
+		return "", false
+	}
+	lit, ok := c.Value.(hujson.Literal)
+	if !ok || lit.Kind() != '"' {
+		return "", false
+	}
+	return lit.String(), true
+}
+
+// upToDate reports whether arr holds exactly one handler of ours, alone in
+// a group with e's matcher and command, and nothing else of ours.
+func upToDate(arr *hujson.Array, e Entry, command string) bool {
+	ours, good := 0, false
+	for i := range arr.Elements {
+		g := &arr.Elements[i]
+		hs := groupHandlers(g)
+		if hs == nil {
+			continue
+		}
+		for j := range hs.Elements {
+			c, ok := handlerCommand(&hs.Elements[j])
+			if !ok || !IsOurs(c) {
+				continue
+			}
+			ours++
+			if c == command && len(hs.Elements) == 1 && matcherOf(g) == e.Matcher && memberCount(g) == 1+boolInt(e.Matcher != "") && memberCount(&hs.Elements[j]) == 2 {
+				good = true
+			}
+		}
+	}
+	return ours == 1 && good
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func memberCount(v *hujson.Value) int {
+	if o, ok := v.Value.(*hujson.Object); ok {
+		return len(o.Members)
+	}
+	return -1
+}
+
+func matcherOf(g *hujson.Value) string {
+	m, _ := member(g, "matcher", "", false)
+	if m == nil {
+		return ""
+	}
+	if lit, ok := m.Value.(hujson.Literal); ok {
+		return lit.String()
+	}
+	return ""
+}
+
+// removeOurs removes our handlers from every group of arr, and the groups
+// this left empty. It reports whether it removed anything.
+func removeOurs(arr *hujson.Array) bool {
+	removed := false
+	kept := arr.Elements[:0]
+	for i := range arr.Elements {
+		g := arr.Elements[i]
+		hs := groupHandlers(&g)
+		if hs == nil {
+			kept = append(kept, g)
+			continue
+		}
+		before := len(hs.Elements)
+		hk := hs.Elements[:0]
+		for j := range hs.Elements {
+			if c, ok := handlerCommand(&hs.Elements[j]); ok && IsOurs(c) {
+				continue
+			}
+			hk = append(hk, hs.Elements[j])
+		}
+		hs.Elements = hk
+		if len(hk) < before {
+			removed = true
+			if len(hk) == 0 {
+				continue
+			}
+		}
+		kept = append(kept, g)
+	}
+	arr.Elements = kept
+	return removed
+}
+
+// finish renders root as 2-space-indented JSON and compares it with the
+// original document rendered the same way, so a file that already says the
+// same is reported unchanged (and is not rewritten) whatever its layout.
+func finish(root *hujson.Value, orig []byte, res SettingsResult) (SettingsResult, error) {
+	out, err := render(root)
+	if err != nil {
+		return res, err
+	}
+	res.Data = out
+	before, _, err := parseSettings(orig)
+	if err != nil {
+		return res, err
+	}
+	was, err := render(before)
+	if err != nil {
+		return res, err
+	}
+	res.Changed = !bytes.Equal(out, was)
+	return res, nil
+}
+
+func render(v *hujson.Value) ([]byte, error) {
+	out := jsontext.Value(v.Pack())
+	if err := out.Indent(jsontext.WithIndent("  ")); err != nil {
+		return nil, err
+	}
+	return append([]byte(out), '\n'), nil
+}

@@ -1,0 +1,78 @@
+package hook
+
+import (
+	"path/filepath"
+	"time"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/enforce"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
+)
+
+// StateDir returns where hook state lives: <root>/.matrixx/state.
+func StateDir(root string) string { return filepath.Join(root, ".matrixx", "state") }
+
+// stop is task-continuation-enforcer (spec §8.1, D15) on Stop and
+// SubagentStop: {"decision":"block","reason":…} while the session has
+// actionable work (pkg/enforce), nothing otherwise. It never blocks because
+// of its own error: an unreadable store, a broken config or a state file it
+// cannot write all let the agent stop.
+func (r *Runner) stop(ev *Event, _ *scan) any {
+	if ev.Background > 0 {
+		r.log.Printf(NameContinuation, "allow: %d background task(s) running", ev.Background)
+		return nil
+	}
+	if ev.StopHookActive {
+		r.log.Printf(NameContinuation, "stop_hook_active: the agent is already continuing after a block (the no-progress cap applies)")
+	}
+	p, err := r.project(ev)
+	if err != nil {
+		r.log.Printf(NameContinuation, "allow: %v", err)
+		return nil
+	}
+	if p.cfg.HookDisabled(NameContinuation) {
+		r.log.Printf(NameContinuation, "disabled in disabled_hooks: allow")
+		return nil
+	}
+	snap, err := p.store.Scan(store.ScanOptions{Mtime: true})
+	if err != nil {
+		r.log.Printf(NameContinuation, "allow: reading the task store: %v", err)
+		return nil
+	}
+	if n := len(snap.Problems); n > 0 {
+		r.log.Printf(NameContinuation, "%d unreadable task file(s) ignored (task-list shows them)", n)
+	}
+	in := enforce.Input{
+		Subagent:      ev.Name == SubagentStop,
+		Session:       ev.SessionID,
+		AgentID:       ev.AgentID,
+		AgentType:     ev.AgentType,
+		SessionScoped: p.cfg.Tasks.SessionScoped,
+		StaleAfter:    time.Duration(p.cfg.Tasks.StaleAfterHours * float64(time.Hour)),
+		Now:           r.Now(),
+		Entries:       snap.Entries,
+	}
+	states := enforce.States{Dir: filepath.Join(StateDir(p.root), "continuation"), Now: r.Now}
+	key := ev.SessionID
+	if in.Subagent {
+		key = enforce.Key(ev.SessionID, ev.AgentID)
+	}
+	prev, err := states.Load(key)
+	if err != nil {
+		r.log.Printf(NameContinuation, "state unreadable (starting over): %v", err)
+	}
+	out := enforce.Decide(in, prev)
+	if !out.Block {
+		r.log.Printf(NameContinuation, "%s", out.Why)
+		return nil
+	}
+	if key == "" {
+		r.log.Printf(NameContinuation, "allow: no session_id to count blocks against (%s)", out.Why)
+		return nil
+	}
+	if err := states.Save(key, out.State); err != nil {
+		r.log.Printf(NameContinuation, "allow: cannot record the block (%v), and a block without a count could loop", err)
+		return nil
+	}
+	r.log.Printf(NameContinuation, "%s", out.Why)
+	return stopAnswer{Decision: "block", Reason: out.Reason}
+}
