@@ -38,7 +38,11 @@ func (s *Store) List() (*Listing, error) {
 	}
 	for _, e := range entries {
 		file := e.Name()
-		if strings.HasPrefix(file, ".") || !strings.HasSuffix(file, Ext) || e.IsDir() {
+		if strings.HasPrefix(file, ".") || !strings.HasSuffix(file, Ext) {
+			continue
+		}
+		if e.IsDir() {
+			res.Problems = append(res.Problems, Problem{File: file, Error: "is a directory, not a plan"})
 			continue
 		}
 		name := strings.TrimSuffix(file, Ext)

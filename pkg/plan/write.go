@@ -124,7 +124,7 @@ func (s *Store) change(name string, dryRun bool, edit func(*Plan) (*hashline.Res
 	} else if !found {
 		return s.openError(name, os.ErrNotExist)
 	}
-	return s.locked(func(l *lock.Lock) error {
+	body := func(l *lock.Lock) error {
 		old, err := s.readFile(name)
 		if err != nil {
 			return err
@@ -139,14 +139,18 @@ func (s *Store) change(name string, dryRun bool, edit func(*Plan) (*hashline.Res
 		if len(data) > MaxBytes && changed {
 			return tooLarge(len(data))
 		}
-		if changed && !dryRun {
+		if changed && l != nil {
 			if err := s.write(l, name, data); err != nil {
 				return err
 			}
 		}
 		done(&Plan{Name: name, Size: len(data), Text: hashline.Split(string(data))}, r, changed)
 		return nil
-	})
+	}
+	if dryRun {
+		return body(nil) // a dry run only reads: no lock, nothing written
+	}
+	return s.locked(body)
 }
 
 // linesAt returns lines ns (1-based) of t with their anchors.
@@ -180,6 +184,9 @@ func (s *Store) Delete(name string) (*Deleted, error) {
 	err := s.locked(func(l *lock.Lock) error {
 		if err := l.Check(); err != nil {
 			return err
+		}
+		if fi, err := os.Lstat(s.Path(name)); err == nil && !fi.Mode().IsRegular() {
+			return errcode.New(errcode.InvalidFilePath, "%s is not a plain file written by plan create (a symbolic link, directory or device); remove it by hand if it is yours", s.rel(s.Path(name)))
 		}
 		if err := os.Remove(s.Path(name)); err != nil {
 			if os.IsNotExist(err) {
