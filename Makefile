@@ -1,6 +1,8 @@
 # Thin wrapper over go commands. `make demo` and `make test` are the README's two set-up commands.
 GO      ?= go
 BIN     ?= bin
+# Static binaries start faster (no dynamic loader): the hook runs before every tool call.
+export CGO_ENABLED ?= 0
 
 .PHONY: build demo test vet fmt-check bench install clean
 
@@ -24,3 +26,19 @@ install:
 
 clean:
 	rm -rf $(BIN)
+
+.PHONY: stress
+
+# Whole-process benchmarks against their baselines (docs/benchmarks.md).
+# BENCHFLAGS e.g. "-quick" or "-only list,create -runs 51".
+bench:
+	$(GO) run ./bench -go $(GO) $(BENCHFLAGS)
+
+# The fault tests of t/fault at ten times their CI size (3,000 SIGKILLs of
+# task writers, 1,000 of plan writers, 32,000 bad files), then the
+# lock-takeover, disk and fsync tests 20 times; both parts run, either fails.
+stress:
+	@status=0; \
+	FAULT_SCALE=10 $(GO) test -count=1 -timeout 30m -run 'TestKillWriters|TestKillPlanWriters|TestCorruptAndForeignFiles' -v ./t/fault/ || status=1; \
+	$(GO) test -count=20 -timeout 30m -run 'TestPaused|TestDiskFull|TestReadOnlyStore|TestFsync' ./t/fault/ || status=1; \
+	exit $$status

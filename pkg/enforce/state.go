@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -29,13 +28,29 @@ type States struct {
 // KeepStates is how long an unused state file is kept: 7 days.
 const KeepStates = 7 * 24 * time.Hour
 
-var safeKey = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$`)
+// safeKey reports whether a key can be a file name as it is:
+// ^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$.
+func safeKey(key string) bool {
+	if key == "" || len(key) > 100 {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case i > 0 && (c == '_' || c == '.' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // file maps a key to its file: the key itself when it is a safe name,
 // else a hash of it.
 func (s States) file(key string) string {
 	name := key
-	if !safeKey.MatchString(key) {
+	if !safeKey(key) {
 		h := sha256.Sum256([]byte(key))
 		name = "h-" + hex.EncodeToString(h[:12])
 	}

@@ -13,6 +13,7 @@ import (
 var (
 	errTimeout     = errors.New("kernel lock: timed out")
 	errUnsupported = errors.New("kernel lock: unsupported on this filesystem")
+	errNoExchange  = errors.New("atomic exchange of names: unsupported here")
 )
 
 // kernelLock takes flock(LOCK_EX) on the directory dir, waiting until

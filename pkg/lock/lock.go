@@ -168,9 +168,16 @@ func Acquire(dir string, opt Options) (*Lock, error) {
 			l.closeKernel()
 			return nil, errcode.Wrap(errcode.InternalError, err, "creating %s", path)
 		}
-		evicted, holder := l.tryEvict(path, opt)
-		if evicted {
+		next, holder := l.tryEvict(path, opt)
+		switch next {
+		case held:
 			l.Stats.Evicted++
+			l.Stats.Waited = time.Since(start)
+			return l, nil
+		case evicted:
+			l.Stats.Evicted++
+			continue
+		case vanished:
 			continue
 		}
 		now := time.Now()
@@ -190,6 +197,11 @@ func Acquire(dir string, opt Options) (*Lock, error) {
 	}
 }
 
+// content is our .lock record as of now.
+func (l *Lock) content(now time.Time) ([]byte, error) {
+	return json.Marshal(record{ID: l.id, Timestamp: float64(now.UnixMilli()), PID: os.Getpid(), Host: hostname(), Flock: l.fl != nil})
+}
+
 func hostname() string {
 	h, _ := os.Hostname()
 	return h
@@ -199,13 +211,13 @@ func hostname() string {
 // a temp file that is hard-linked to .lock (link fails if .lock exists). On
 // filesystems without hard links it falls back to O_CREAT|O_EXCL.
 func (l *Lock) create(path string, now time.Time) error {
-	rec := record{ID: l.id, Timestamp: float64(now.UnixMilli()), PID: os.Getpid(), Host: hostname(), Flock: l.fl != nil}
-	data, err := json.Marshal(rec)
+	data, err := l.content(now)
 	if err != nil {
 		return err
 	}
 	tmp := filepath.Join(l.dir, ".lock.tmp-"+l.id)
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		os.Remove(tmp) // a full disk leaves an empty file
 		return err
 	}
 	defer os.Remove(tmp)
@@ -225,36 +237,87 @@ func (l *Lock) create(path string, now time.Time) error {
 	return f.Close()
 }
 
-// tryEvict judges the current .lock and evicts it when stale. It returns
-// whether the caller should retry at once, and a description of the holder.
-func (l *Lock) tryEvict(path string, opt Options) (bool, string) {
+// evictOutcome says what tryEvict did.
+type evictOutcome int
+
+const (
+	wait     evictOutcome = iota // the lock is live (or we lost a race): back off
+	vanished                     // the lock disappeared: try to create it again
+	evicted                      // a stale lock was removed: try to create it again
+	held                         // a stale lock was replaced by ours: we hold the lock
+)
+
+// tryEvict judges the current .lock and evicts it when stale, returning
+// what happened and a description of the holder.
+//
+// Where the filesystem can exchange two names atomically (Linux
+// renameat2 RENAME_EXCHANGE), our own lock is swapped in for the stale one
+// in one step: the name .lock never disappears, so no third contender can
+// slip in, and if what we swapped out was not the lock we judged stale (a
+// fresh lock that replaced it meanwhile) we swap it straight back. The
+// displaced holder at worst sees its lock as lost for an instant and
+// refuses its write (never a double holder). Elsewhere a stale lock is
+// claimed by renaming it to a unique name and linked back if it was not
+// the one judged; that fallback leaves a microsecond window in which a
+// third contender can create .lock while the claim is undone.
+func (l *Lock) tryEvict(path string, opt Options) (evictOutcome, string) {
 	data, mtime, err := readLock(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return true, ""
+		return vanished, ""
 	}
 	if err != nil {
-		return false, "an unreadable lock (" + err.Error() + ")"
+		return wait, "an unreadable lock (" + err.Error() + ")"
 	}
 	rec, parsed := parse(data)
 	now := opt.Now()
 	holder := describe(rec, parsed, now, mtime)
 	if !l.isStale(rec, parsed, now, mtime, opt.Stale) {
-		return false, holder
+		return wait, holder
+	}
+	mine, err := l.content(now)
+	if err != nil {
+		return wait, holder
+	}
+	tmp := filepath.Join(l.dir, claimPrefix+l.id)
+	if err := os.WriteFile(tmp, mine, 0o644); err != nil {
+		os.Remove(tmp)
+		return wait, holder
+	}
+	defer os.Remove(tmp)
+	if !sameFile(path, data) {
+		return wait, holder // replaced since we read it: not the lock we judged
+	}
+	switch err := exchange(tmp, path); {
+	case err == nil:
+		got, _, rerr := readLock(tmp)
+		if rerr == nil && bytes.Equal(got, data) {
+			return held, holder
+		}
+		// We swapped out a lock that is not the one judged stale: put it back.
+		_ = exchange(tmp, path)
+		return wait, holder
+	case errors.Is(err, os.ErrNotExist):
+		return vanished, holder
+	case !errors.Is(err, errNoExchange):
+		return wait, holder
 	}
 	claim := filepath.Join(l.dir, claimPrefix+uuid.NewString())
 	if err := os.Rename(path, claim); err != nil {
-		return errors.Is(err, os.ErrNotExist), holder
+		if errors.Is(err, os.ErrNotExist) {
+			return vanished, holder
+		}
+		return wait, holder
 	}
 	got, _, err := readLock(claim)
 	if err == nil && bytes.Equal(got, data) {
 		os.Remove(claim)
-		return true, holder
+		return evicted, holder
 	}
 	// Between our read and the rename the stale lock was replaced by a
 	// fresh one: give that one back (link never overwrites).
 	_ = os.Link(claim, path)
 	os.Remove(claim)
-	return false, holder
+	return wait, holder
 }
 
 // isStale applies the staleness rules of D5.
@@ -320,6 +383,13 @@ func readLock(path string) ([]byte, time.Time, error) {
 	return data, info.ModTime(), err
 }
 
+// sameFile reports whether path still holds exactly data (a cheap check
+// that narrows, but cannot close, the window before an exchange).
+func sameFile(path string, data []byte) bool {
+	now, _, err := readLock(path)
+	return err == nil && bytes.Equal(now, data)
+}
+
 func parse(data []byte) (record, bool) {
 	var rec record
 	if err := json.Unmarshal(data, &rec); err != nil || rec.ID == "" {
@@ -343,11 +413,8 @@ func (l *Lock) Kernel() bool { return l.fl != nil }
 // the kernel lock) never overwrites its successor's work.
 // Error: task_lock_unavailable.
 func (l *Lock) Check() error {
-	data, _, err := readLock(filepath.Join(l.dir, FileName))
-	if err == nil {
-		if rec, ok := parse(data); ok && rec.ID == l.id {
-			return nil
-		}
+	if l.ours() {
+		return nil
 	}
 	return errcode.New(errcode.TaskLockUnavailable, "lost the lock on %s before writing (it was evicted as stale); nothing was written, retry", l.dir)
 }
@@ -360,13 +427,13 @@ func (l *Lock) Refresh(now time.Time) error {
 	if err := l.Check(); err != nil {
 		return err
 	}
-	rec := record{ID: l.id, Timestamp: float64(now.UnixMilli()), PID: os.Getpid(), Host: hostname(), Flock: l.fl != nil}
-	data, err := json.Marshal(rec)
+	data, err := l.content(now)
 	if err != nil {
 		return err
 	}
 	tmp := filepath.Join(l.dir, ".lock.tmp-refresh-"+l.id)
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		os.Remove(tmp)
 		return err
 	}
 	if err := os.Rename(tmp, filepath.Join(l.dir, FileName)); err != nil {
@@ -383,15 +450,29 @@ func (l *Lock) Unlink() error {
 		return nil
 	}
 	l.unlinked = true
-	path := filepath.Join(l.dir, FileName)
-	data, _, err := readLock(path)
-	if err != nil {
-		return err
-	}
-	if rec, ok := parse(data); !ok || rec.ID != l.id {
+	if !l.ours() {
 		return errors.New("the lock was taken over by another process")
 	}
-	return os.Remove(path)
+	return os.Remove(filepath.Join(l.dir, FileName))
+}
+
+// ours reports whether .lock carries our id. A contender without the
+// kernel lock that evicts a stale lock may swap ours out for an instant
+// (see tryEvict) and straight back, so a foreign record is re-read a few
+// times over about 20 ms before it counts.
+func (l *Lock) ours() bool {
+	path := filepath.Join(l.dir, FileName)
+	for _, pause := range []time.Duration{0, time.Millisecond, 4 * time.Millisecond, 16 * time.Millisecond} {
+		time.Sleep(pause)
+		data, _, err := readLock(path)
+		if err != nil {
+			continue
+		}
+		if rec, ok := parse(data); ok && rec.ID == l.id {
+			return true
+		}
+	}
+	return false
 }
 
 // Release unlinks .lock (if Unlink has not) and drops the kernel lock.

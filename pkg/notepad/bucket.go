@@ -3,7 +3,8 @@ package notepad
 import (
 	"os"
 	"path/filepath"
-	"regexp"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 )
 
 // Adhoc is the bucket of tasks without a usable plan.
@@ -18,22 +19,17 @@ const (
 	PlanFileExists  Reason = "plan-file-exists"
 	NoPlanName      Reason = "no-plan-name"
 	PlanFileMissing Reason = "plan-file-missing"
-	// UnsafePlanName: metadata.planName is not a kebab-case plan name
-	// (^[a-z0-9-]+$, at most MaxPlanName bytes), so it could name a path
-	// outside .matrixx/notepads; the task goes to adhoc.
+	// UnsafePlanName: metadata.planName is not a plan name as the plan
+	// binary accepts them (plan.ValidName: kebab-case, at most
+	// plan.MaxNameLen bytes), so it could name a path outside
+	// .matrixx/notepads; the task goes to adhoc.
 	UnsafePlanName Reason = "unsafe-plan-name"
 )
 
-// MaxPlanName caps a plan name's length in bytes.
-const MaxPlanName = 128
-
-var planNamePattern = regexp.MustCompile(`^[a-z0-9-]+$`)
-
 // ValidPlanName reports whether name is a plan name that is safe as one
-// path element: lowercase ASCII letters, digits and hyphens only.
-func ValidPlanName(name string) bool {
-	return len(name) <= MaxPlanName && planNamePattern.MatchString(name)
-}
+// path element: the plan binary's rule (plan.ValidName), so a bucket can
+// only be named like a plan that can exist.
+func ValidPlanName(name string) bool { return plan.ValidName(name) }
 
 // Dir returns <root>/.matrixx/notepads.
 func Dir(root string) string { return filepath.Join(root, ".matrixx", "notepads") }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -161,7 +162,9 @@ func TestResolve(t *testing.T) {
 		{"Live", Adhoc, UnsafePlanName},
 		{"live\x00", Adhoc, UnsafePlanName},
 		{"/etc", Adhoc, UnsafePlanName},
-		{strings.Repeat("a", MaxPlanName+1), Adhoc, UnsafePlanName},
+		{strings.Repeat("a", plan.MaxNameLen+1), Adhoc, UnsafePlanName},
+		{"-lead", Adhoc, UnsafePlanName},
+		{"a--b", Adhoc, UnsafePlanName},
 	}
 	for _, tt := range tests {
 		b, why := Resolve(root, tt.name)

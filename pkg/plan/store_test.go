@@ -213,7 +213,7 @@ func TestReadRefusesOddFiles(t *testing.T) {
 	for _, p := range l.Problems {
 		files = append(files, p.File)
 	}
-	if strings.Join(files, ",") != "Bad_Name.md,huge.md,link.md" {
+	if strings.Join(files, ",") != "Bad_Name.md,dir.md,huge.md,link.md" {
 		t.Errorf("problems = %+v", l.Problems)
 	}
 }

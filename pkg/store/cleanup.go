@@ -74,6 +74,11 @@ func (s *Store) Cleanup(req *task.CleanupRequest) (*CleanupResult, error) {
 		res.Deleted = len(res.DeletedIDs)
 		tx.dirty = tx.dirty || res.Deleted > 0
 		res.SweptTemps, _ = durable.SweepTemps(s.Dir, lock.StaleAfter, s.now())
+		if swept, _ := durable.SweepTemps(filepath.Join(s.Dir, indexDir), lock.StaleAfter, s.now()); len(swept) > 0 {
+			for _, n := range swept {
+				res.SweptTemps = append(res.SweptTemps, filepath.Join(indexDir, n))
+			}
+		}
 		return nil
 	})
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -78,9 +78,10 @@ func (s *Store) read(id string) (*task.Task, time.Time, error) {
 }
 
 // readRecordFile reads a record without following symlinks, up to
-// MaxRecordBytes.
+// MaxRecordBytes. The open never blocks (O_NONBLOCK): a FIFO named like a
+// record is refused as not a regular file instead of waiting for a writer.
 func readRecordFile(path string) ([]byte, time.Time, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, time.Time{}, openError(err)
 	}
@@ -109,7 +110,12 @@ func openError(err error) error {
 // readAll reads fd to EOF into buf (reusing its capacity), refusing files
 // past MaxRecordBytes.
 func readAll(fd int, buf []byte) ([]byte, error) {
-	buf = buf[:0]
+	return readRest(fd, buf[:0])
+}
+
+// readRest reads fd to EOF, appending to buf, refusing files past
+// MaxRecordBytes.
+func readRest(fd int, buf []byte) ([]byte, error) {
 	for {
 		if len(buf) == cap(buf) {
 			if cap(buf) > MaxRecordBytes {
@@ -152,6 +158,28 @@ func decodeNamed(name string, data []byte) (*task.Task, error) {
 // names returns the T-*.json names in the directory, unsorted. A missing
 // directory has none.
 func (s *Store) names() ([]string, error) {
+	ents, err := s.entries()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(ents))
+	for i, e := range ents {
+		out[i] = e.name
+	}
+	return out, nil
+}
+
+// entry is one T-*.json directory entry with its type from the listing
+// (d_type; the os package falls back to lstat where the filesystem does not
+// report it).
+type entry struct {
+	name string
+	typ  os.FileMode
+}
+
+// entries lists the T-*.json entries of the directory, unsorted. A missing
+// directory has none.
+func (s *Store) entries() ([]entry, error) {
 	f, err := os.Open(s.Dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -160,24 +188,38 @@ func (s *Store) names() ([]string, error) {
 		return nil, errcode.Wrap(errcode.InternalError, err, "opening %s", s.Dir)
 	}
 	defer f.Close()
-	all, err := f.Readdirnames(-1)
+	all, err := f.ReadDir(-1)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.InternalError, err, "listing %s", s.Dir)
 	}
-	out := all[:0]
-	for _, n := range all {
-		if IsTaskFile(n) {
-			out = append(out, n)
+	out := make([]entry, 0, len(all))
+	for _, d := range all {
+		if IsTaskFile(d.Name()) {
+			out = append(out, entry{name: d.Name(), typ: d.Type()})
 		}
 	}
 	return out, nil
+}
+
+// typeProblem returns why an entry that is not a regular file cannot be a
+// record, or nil for a regular file.
+func typeProblem(typ os.FileMode) error {
+	switch {
+	case typ.IsRegular():
+		return nil
+	case typ&os.ModeSymlink != 0:
+		return openError(unix.ELOOP)
+	case typ.IsDir():
+		return errors.New("is a directory")
+	}
+	return errors.New("not a regular file")
 }
 
 // Scan reads every T-*.json file in parallel, strictly validating each.
 // Files that fail are reported in Problems; Entries are sorted by id.
 // A missing directory yields an empty snapshot.
 func (s *Store) Scan(opt ScanOptions) (*Snapshot, error) {
-	names, err := s.names()
+	names, err := s.entries()
 	if err != nil {
 		return nil, err
 	}
@@ -224,19 +266,25 @@ func (s *Store) Scan(opt ScanOptions) (*Snapshot, error) {
 		snap.Entries = append(snap.Entries, r.entries...)
 		snap.Problems = append(snap.Problems, r.problems...)
 	}
-	sort.Slice(snap.Entries, func(i, j int) bool { return snap.Entries[i].Task.ID < snap.Entries[j].Task.ID })
-	sort.Slice(snap.Problems, func(i, j int) bool { return snap.Problems[i].File < snap.Problems[j].File })
+	slices.SortFunc(snap.Entries, func(a, b Entry) int { return strings.Compare(a.Task.ID, b.Task.ID) })
+	slices.SortFunc(snap.Problems, func(a, b Problem) int { return strings.Compare(a.File, b.File) })
 	return snap, nil
 }
 
-// readAt reads and decodes one record relative to dirfd.
-func readAt(dirfd int, name string, opt ScanOptions, buf *[]byte) (Entry, *Problem, bool) {
+// readAt reads and decodes one record relative to dirfd. Entries the
+// listing typed as something other than a regular file are reported
+// without being opened.
+func readAt(dirfd int, ent entry, opt ScanOptions, buf *[]byte) (Entry, *Problem, bool) {
+	name := ent.name
 	problem := func(err error) (Entry, *Problem, bool) {
 		msg := err.Error()
 		if e, ok := err.(*errcode.Error); ok {
 			msg = e.Message
 		}
 		return Entry{}, &Problem{File: name, Error: msg}, false
+	}
+	if err := typeProblem(ent.typ); err != nil {
+		return problem(err)
 	}
 	var mtime time.Time
 	if opt.Keep != nil {
@@ -271,7 +319,20 @@ func readAt(dirfd int, name string, opt ScanOptions, buf *[]byte) (Entry, *Probl
 		}
 		mtime = time.Unix(st.Mtim.Unix())
 	}
-	data, err := readAll(fd, *buf)
+	data, short, err := readFirst(fd, *buf)
+	var t *task.Task
+	if err == nil && short {
+		// A short read of a regular file is its end on every local
+		// filesystem, which saves the read that would return 0. Should a
+		// filesystem return a short read early, the document does not
+		// decode: read on to the real end and decode again.
+		if t, err = decodeNamed(name, data); err != nil {
+			data, err = readRest(fd, data)
+			t = nil
+		}
+	} else if err == nil {
+		data, err = readRest(fd, data)
+	}
 	unix.Close(fd)
 	if err != nil {
 		if errors.Is(err, unix.EISDIR) {
@@ -280,9 +341,30 @@ func readAt(dirfd int, name string, opt ScanOptions, buf *[]byte) (Entry, *Probl
 		return problem(err)
 	}
 	*buf = data
-	t, err := decodeNamed(name, data)
-	if err != nil {
-		return problem(err)
+	if t == nil {
+		if t, err = decodeNamed(name, data); err != nil {
+			return problem(err)
+		}
 	}
 	return Entry{Task: t, ModTime: mtime}, nil, false
+}
+
+// readFirst does one read into buf's capacity. short reports that the read
+// returned less than it asked for (for a regular file: the end); an empty
+// read is short.
+func readFirst(fd int, buf []byte) (data []byte, short bool, err error) {
+	buf = buf[:0]
+	if cap(buf) == 0 {
+		buf = make([]byte, 0, 16<<10)
+	}
+	for {
+		n, err := unix.Read(fd, buf[:cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		return buf[:n], n < cap(buf), nil
+	}
 }

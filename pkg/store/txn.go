@@ -168,7 +168,9 @@ func (tx *txn) addEdges(edges []task.Edge) error {
 	return nil
 }
 
+// exists reports whether path names a directory entry of any kind (a
+// dangling symlink included: it is reported as corrupt, not as missing).
 func exists(path string) bool {
-	_, err := os.Stat(path)
+	_, err := os.Lstat(path)
 	return !errors.Is(err, os.ErrNotExist)
 }

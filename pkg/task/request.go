@@ -2,8 +2,6 @@ package task
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -410,20 +408,45 @@ func ParseCleanup(data []byte) (*CleanupRequest, error) {
 	return &r, r.Validate()
 }
 
-var olderThanPattern = regexp.MustCompile(`^(\d{1,9})(d|h|m)$`)
-
 // maxAge caps olderThan at 100 years.
 const maxAge = 100 * 365 * 24 * time.Hour
+
+// parseAge parses olderThan's format ^(\d{1,9})(d|h|m)$ (spec §6.5).
+func parseAge(s string) (int, time.Duration, bool) {
+	if len(s) < 2 || len(s) > 10 {
+		return 0, 0, false
+	}
+	var unit time.Duration
+	switch s[len(s)-1] {
+	case 'd':
+		unit = 24 * time.Hour
+	case 'h':
+		unit = time.Hour
+	case 'm':
+		unit = time.Minute
+	default:
+		return 0, 0, false
+	}
+	n := 0
+	for _, c := range []byte(s[:len(s)-1]) {
+		if c < '0' || c > '9' {
+			return 0, 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, unit, true
+}
 
 // Validate checks olderThan's format and that something is selected.
 func (r *CleanupRequest) Validate() error {
 	if r.OlderThan != "" {
-		m := olderThanPattern.FindStringSubmatch(r.OlderThan)
-		if m == nil {
+		n, unit, ok := parseAge(r.OlderThan)
+		if !ok {
 			return errcode.Field(errcode.ValidationError, "olderThan", "%q is not <number><d|h|m>, e.g. \"7d\", \"24h\", \"30m\"", r.OlderThan)
 		}
-		n, _ := strconv.Atoi(m[1])
-		unit := map[string]time.Duration{"d": 24 * time.Hour, "h": time.Hour, "m": time.Minute}[m[2]]
+		if n == 0 {
+			return errcode.Field(errcode.ValidationError, "olderThan", "%q is zero: give a positive age, or leave olderThan out to select every completed task", r.OlderThan)
+		}
 		if time.Duration(n) > maxAge/unit {
 			return errcode.Field(errcode.ValidationError, "olderThan", "%q is more than 100 years", r.OlderThan)
 		}
