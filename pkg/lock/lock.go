@@ -419,9 +419,11 @@ func (l *Lock) Check() error {
 	return errcode.New(errcode.TaskLockUnavailable, "lost the lock on %s before writing (it was evicted as stale); nothing was written, retry", l.dir)
 }
 
-// Refresh rewrites .lock with a new timestamp (same id) by an atomic
-// rename, so a long transaction (a big batch, a big cleanup) is never
-// judged stale by a writer without the kernel lock. Error:
+// Refresh rewrites .lock with a new timestamp (same id), so a long
+// transaction (a big batch, a big cleanup) is never judged stale by a
+// writer without the kernel lock. The new record is swapped in atomically
+// and what came out is checked to be ours (swapped back otherwise), so a
+// holder that lost the lock never overwrites its successor's. Error:
 // task_lock_unavailable when the lock is no longer ours.
 func (l *Lock) Refresh(now time.Time) error {
 	if err := l.Check(); err != nil {
@@ -431,16 +433,26 @@ func (l *Lock) Refresh(now time.Time) error {
 	if err != nil {
 		return err
 	}
+	path := filepath.Join(l.dir, FileName)
 	tmp := filepath.Join(l.dir, ".lock.tmp-refresh-"+l.id)
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	if err := os.Rename(tmp, filepath.Join(l.dir, FileName)); err != nil {
-		os.Remove(tmp)
+	defer os.Remove(tmp)
+	switch err := exchange(tmp, path); {
+	case err == nil:
+		old, _, rerr := readLock(tmp)
+		if rec, ok := parse(old); rerr == nil && ok && rec.ID == l.id {
+			return nil
+		}
+		_ = exchange(tmp, path) // not ours: put the successor's lock back
+		return errcode.New(errcode.TaskLockUnavailable, "lost the lock on %s (it was evicted as stale); nothing more is written, retry", l.dir)
+	case errors.Is(err, errNoExchange):
+		return os.Rename(tmp, path)
+	default:
 		return err
 	}
-	return nil
 }
 
 // Unlink removes .lock if it still carries our id (spec §5.3 release). The
