@@ -32,6 +32,7 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
 )
 
 // FileName is the config file's name in both places.
@@ -156,27 +157,9 @@ func keys() []key {
 
 func decode(v jsontext.Value, dst any, want string) error {
 	if err := json.Unmarshal(v, dst); err != nil {
-		return fmt.Errorf("expected %s, got %s", want, kindName(v.Kind()))
+		return fmt.Errorf("expected %s, got %s", want, input.KindName(v.Kind()))
 	}
 	return nil
-}
-
-func kindName(k jsontext.Kind) string {
-	switch k {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case '0':
-		return "a number"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "invalid JSON"
 }
 
 // file is one parsed config file.
@@ -341,11 +324,11 @@ func readFile(dir string) (*file, error) {
 			return nil, nil
 		}
 		if v.Kind() != '{' {
-			return nil, errcode.New(errcode.ConfigError, "%s: %s: expected an object, got %s", path, name, kindName(v.Kind()))
+			return nil, errcode.New(errcode.ConfigError, "%s: %s: expected an object, got %s", path, name, input.KindName(v.Kind()))
 		}
 		var m map[string]jsontext.Value
 		if err := json.Unmarshal(v, &m); err != nil {
-			return nil, errcode.New(errcode.ConfigError, "%s: %s: expected an object, got %s", path, name, kindName(v.Kind()))
+			return nil, errcode.New(errcode.ConfigError, "%s: %s: expected an object, got %s", path, name, input.KindName(v.Kind()))
 		}
 		return m, nil
 	}

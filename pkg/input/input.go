@@ -199,6 +199,26 @@ func Explain(err error) error {
 	return errcode.Wrap(errcode.ValidationError, err, "invalid JSON")
 }
 
+// KindName names a JSON kind with its article for messages: "an object",
+// "an array", "a string", "a number", "a boolean", "null".
+func KindName(k jsontext.Kind) string {
+	switch k {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case '0':
+		return "a number"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "not JSON"
+}
+
 func jsonKind(k jsontext.Kind) string {
 	switch k {
 	case '{':
