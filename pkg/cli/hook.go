@@ -23,8 +23,14 @@ Without a subcommand, read one hook event on stdin and route it on hook_event_na
   SessionStart   task-session-start: MATRIXX_SESSION_ID into $CLAUDE_ENV_FILE, a task summary
 
 The answer is at most one JSON object on stdout, and the exit status is 0 (never 2).
-Set up Claude Code with: matrixx-hook install
-Debug: MATRIXX_DEBUG=1 (stderr) or MATRIXX_HOOK_LOG=/path/file (appended).`
+
+    matrixx-hook [-C DIR] < event.json
+
+-C DIR sets the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else the nearest ancestor of the event's cwd holding .matrixx/ or .git); every subcommand below takes it too.
+
+Set up Claude Code with "matrixx-hook install" (see "matrixx-hook install --help").
+
+Debug: MATRIXX_DEBUG=1 logs each decision on stderr; MATRIXX_HOOK_LOG=/path/file appends the same lines to a file (created mode 0600).`
 
 // eventFlags are the flags of the subcommands that handle one event.
 type eventFlags struct {

@@ -27,6 +27,7 @@ type installCmd struct {
 	sub
 	settingsFlags
 	Command string `placeholder:"CMD" help:"The command the hooks run (default: this binary's absolute path; \"matrixx-hook\" with --shared)."`
+	Force   bool   `help:"Install even when another settings file of this project (or your user settings) already runs matrixx-hook with another command, so every hook would run twice."`
 }
 
 type uninstallCmd struct {
@@ -39,24 +40,68 @@ func (c *installCmd) BeforeApply() error   { c.choose(); return nil }
 func (c *uninstallCmd) setRoot(h *hookCmd) { c.root, c.self = h, c }
 func (c *uninstallCmd) BeforeApply() error { c.choose(); return nil }
 
-// file returns the settings file the flags name.
-func (f *settingsFlags) file(a *app) (string, error) {
-	if f.User {
-		home, err := a.env.Home()
-		if err != nil || home == "" {
-			return "", errcode.New(errcode.InternalError, "cannot find your home directory for --user")
-		}
-		return filepath.Join(home, ".claude", "settings.json"), nil
+// settingsFile is one of the settings files Claude Code merges: where it
+// is, and the flag that selects it.
+type settingsFile struct {
+	path, flag string
+}
+
+// files returns the settings file the flags name and the other settings
+// files whose hooks Claude Code runs together with it: the user settings,
+// and the project's shared and local settings (those of the project found
+// from the working directory, or -C, when installing with --user).
+func (f *settingsFlags) files(a *app) (settingsFile, []settingsFile, error) {
+	var all []settingsFile
+	home, herr := a.env.Home()
+	if herr == nil && home != "" {
+		all = append(all, settingsFile{filepath.Join(home, ".claude", "settings.json"), "--user"})
 	}
 	root, err := project.Root(f.Dir, a.env)
-	if err != nil {
-		return "", errcode.Wrap(errcode.InternalError, err, "finding the project root")
+	if err != nil && !f.User {
+		return settingsFile{}, nil, errcode.Wrap(errcode.InternalError, err, "finding the project root")
 	}
-	name := "settings.local.json"
-	if f.Shared {
-		name = "settings.json"
+	if err == nil {
+		all = append(all,
+			settingsFile{filepath.Join(root, ".claude", "settings.json"), "--shared"},
+			settingsFile{filepath.Join(root, ".claude", "settings.local.json"), ""})
 	}
-	return filepath.Join(root, ".claude", name), nil
+	want := ""
+	switch {
+	case f.User:
+		if herr != nil || home == "" {
+			return settingsFile{}, nil, errcode.New(errcode.InternalError, "cannot find your home directory for --user")
+		}
+		want = "--user"
+	case f.Shared:
+		want = "--shared"
+	}
+	var target settingsFile
+	var others []settingsFile
+	for _, sf := range all {
+		if sf.flag == want && target.path == "" {
+			target = sf
+			continue
+		}
+		others = append(others, sf)
+	}
+	// The same file under two names (the project is the home directory,
+	// or a link): not an other file.
+	kept := others[:0]
+	for _, o := range others {
+		if !samePath(o.path, target.path) {
+			kept = append(kept, o)
+		}
+	}
+	return target, kept, nil
+}
+
+// samePath reports whether two settings paths name the same file (after
+// links), or the same path when they do not exist.
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	return sameFile(a, b)
 }
 
 // hookCommand is what the settings run: --command, else matrixx-hook for a
@@ -90,10 +135,11 @@ func sameFile(a, b string) bool {
 }
 
 func (c *installCmd) run(a *app) error {
-	path, err := c.file(a)
+	target, others, err := c.files(a)
 	if err != nil {
 		return err
 	}
+	path := target.path
 	command, err := c.hookCommand()
 	if err != nil {
 		return err
@@ -104,7 +150,11 @@ func (c *installCmd) run(a *app) error {
 	if !hook.IsOurs(command) {
 		return errcode.New(errcode.InvalidArguments, "--command %q does not run %s without arguments, so uninstall could not recognise it", command, hook.Binary)
 	}
-	orig, mode, err := readSettings(path)
+	file, err := resolveSettings(path)
+	if err != nil {
+		return err
+	}
+	orig, mode, err := readSettings(file)
 	if err != nil {
 		return err
 	}
@@ -116,33 +166,90 @@ func (c *installCmd) run(a *app) error {
 		_, _ = a.stdout.Write(res.Data)
 		return nil
 	}
+	if err := c.checkOthers(a, others, command, res.Changed); err != nil {
+		return err
+	}
 	var events []string
 	for _, e := range hook.Entries {
 		events = append(events, e.Event)
 	}
+	where := path
+	if file != path {
+		where = path + " (a link to " + file + ")"
+	}
 	if !res.Changed {
-		fmt.Fprintf(a.stdout, "%s: already installed in %s (command %s)\n", a.name, path, command)
-		return nil
+		fmt.Fprintf(a.stdout, "%s: already installed in %s (command %s)\n", a.name, where, command)
+	} else {
+		if err := writeSettings(file, res.Data, mode); err != nil {
+			return err
+		}
+		if res.DroppedComments {
+			a.warnf("note: %s had comments (or trailing commas), which Claude Code does not accept in settings files (it ignores the whole file); the rewritten file is plain JSON without them", path)
+		}
+		fmt.Fprintf(a.stdout, "%s: installed in %s: %s run %s\n", a.name, where, strings.Join(events, ", "), command)
+		if c.Shared {
+			fmt.Fprintf(a.stdout, "%s: commit %s; everyone using it needs %s on PATH\n", a.name, path, hook.Binary)
+		}
 	}
-	if err := writeSettings(path, res.Data, mode); err != nil {
-		return err
+	if res.HooksDisabled {
+		a.warnf("warning: %s sets \"disableAllHooks\": true: Claude Code runs no hooks while it is set", path)
 	}
-	if res.DroppedComments {
-		a.warnf("note: %s had comments; the rewritten file is plain JSON without them", path)
-	}
-	fmt.Fprintf(a.stdout, "%s: installed in %s: %s run %s\n", a.name, path, strings.Join(events, ", "), command)
-	if c.Shared {
-		fmt.Fprintf(a.stdout, "%s: commit %s; everyone using it needs %s on PATH\n", a.name, path, hook.Binary)
+	return nil
+}
+
+// checkOthers looks for our entries in the other settings files Claude
+// Code merges with the target. One with another command would make every
+// hook run twice (two blocks per stop, two guards, two notepad writers):
+// refused unless --force (when the target already has our entry, nothing
+// is written and the double run is only warned about). The same command is
+// only noted (Claude Code runs identical commands once). A file that cannot
+// be read is skipped.
+func (c *installCmd) checkOthers(a *app, others []settingsFile, command string, changing bool) error {
+	for _, o := range others {
+		data, _, err := readSettings(o.path)
+		if err != nil || data == nil {
+			continue
+		}
+		in, err := hook.Inspect(data)
+		if err != nil {
+			continue
+		}
+		if in.HooksDisabled {
+			a.warnf("warning: %s sets \"disableAllHooks\": true: Claude Code runs no hooks while it is set", o.path)
+		}
+		differs := ""
+		for _, oc := range in.Commands {
+			if oc != command {
+				differs = oc
+				break
+			}
+		}
+		uninstall := strings.TrimSpace(a.name + " uninstall " + o.flag)
+		switch {
+		case differs != "" && !c.Force && changing:
+			return errcode.New(errcode.ValidationError,
+				"%s already runs %s (command %s); installing here too with the command %s would run every hook twice: remove that entry first (%s), or pass --force (nothing was written)",
+				o.path, hook.Binary, differs, command, uninstall)
+		case differs != "":
+			a.warnf("warning: %s also runs %s (command %s): every hook runs twice until you run %s", o.path, hook.Binary, differs, uninstall)
+		case len(in.Commands) > 0:
+			a.warnf("note: %s also runs %s with the same command; Claude Code runs identical commands once, but keep one place (%s removes the other)", o.path, command, uninstall)
+		}
 	}
 	return nil
 }
 
 func (c *uninstallCmd) run(a *app) error {
-	path, err := c.file(a)
+	target, others, err := c.files(a)
 	if err != nil {
 		return err
 	}
-	orig, mode, err := readSettings(path)
+	path := target.path
+	file, err := resolveSettings(path)
+	if err != nil {
+		return err
+	}
+	orig, mode, err := readSettings(file)
 	if err != nil {
 		return err
 	}
@@ -160,16 +267,52 @@ func (c *uninstallCmd) run(a *app) error {
 	}
 	if !res.Changed {
 		fmt.Fprintf(a.stdout, "%s: nothing to remove in %s\n", a.name, path)
-		return nil
+	} else if res.Empty && file == path {
+		// Nothing but our hooks was in it: remove the file rather than
+		// leave an empty {} behind. A linked file is the user's own:
+		// written, never removed.
+		if err := os.Remove(path); err != nil {
+			return errcode.Wrap(errcode.InternalError, err, "removing %s", path)
+		}
+		fmt.Fprintf(a.stdout, "%s: removed its hooks from %s; nothing else was in it, so the file is gone\n", a.name, path)
+	} else {
+		if err := writeSettings(file, res.Data, mode); err != nil {
+			return err
+		}
+		if res.DroppedComments {
+			a.warnf("note: %s had comments (or trailing commas), which Claude Code does not accept in settings files (it ignores the whole file); the rewritten file is plain JSON without them", path)
+		}
+		fmt.Fprintf(a.stdout, "%s: removed its hooks from %s\n", a.name, path)
 	}
-	if err := writeSettings(path, res.Data, mode); err != nil {
-		return err
+	for _, o := range others {
+		data, _, err := readSettings(o.path)
+		if err != nil || data == nil {
+			continue
+		}
+		if in, err := hook.Inspect(data); err == nil && len(in.Commands) > 0 {
+			a.warnf("note: %s still runs %s (%s removes it)", o.path, hook.Binary, strings.TrimSpace(a.name+" uninstall "+o.flag))
+		}
 	}
-	if res.DroppedComments {
-		a.warnf("note: %s had comments; the rewritten file is plain JSON without them", path)
-	}
-	fmt.Fprintf(a.stdout, "%s: removed its hooks from %s\n", a.name, path)
 	return nil
+}
+
+// resolveSettings returns the file to read and write for a settings path:
+// the path itself, or, when it is a symbolic link (settings kept in a
+// dotfiles repository), the file it points to, so that the link stays a
+// link. A link whose target cannot be resolved is refused.
+func resolveSettings(path string) (string, error) {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return path, nil
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", errcode.New(errcode.ValidationError, "%s is a symbolic link whose target cannot be resolved (%v): fix the link, or remove it (nothing was written)", path, err)
+	}
+	if fi, err := os.Stat(real); err == nil && !fi.Mode().IsRegular() {
+		return "", errcode.New(errcode.ValidationError, "%s is a symbolic link to %s, which is not a regular file (nothing was written)", path, real)
+	}
+	return real, nil
 }
 
 // readSettings reads a settings file; a missing file is nil with mode 0.

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -134,18 +135,80 @@ func Directive(in Input, q Queue) string {
 	} else {
 		b.WriteString("Continue any in_progress task, else take the next pending task that is not blocked. Mark a task in_progress before you start it (task-update <id> --status in_progress) and completed when it is done (task-update <id> --status completed). Respect blockedBy: a blocked task waits until its blockers are completed. If a task no longer applies, set its status to deleted. Stop only when no task is left.")
 	}
+	b.WriteString(stuckAdvice(q))
 	if q.Stale > 0 {
 		fmt.Fprintf(&b, "\nTasks marked stale have had no file activity for over %s and may be orphans of an earlier session: finish them, or complete or delete them if they no longer apply.", hours(in.StaleAfter))
 	}
 	return b.String()
 }
 
-// Line renders one item: "- T-… [pending, blocked by T-…] subject (stale: 30h)".
+// maxStuck caps the stuck tasks explained in a directive.
+const maxStuck = 5
+
+// stuckAdvice explains the blocked tasks whose blockers are deleted or
+// missing (they would wait forever), at most maxStuck of them; "" when
+// there are none.
+func stuckAdvice(q Queue) string {
+	var b strings.Builder
+	n := 0
+	for _, it := range q.Items {
+		if !it.Stuck() {
+			continue
+		}
+		if n++; n > maxStuck {
+			b.WriteString("\n(More tasks wait on deleted or missing blockers: task-list shows them.)")
+			break
+		}
+		fmt.Fprintf(&b, "\n%s can never start as things stand:", it.Task.ID)
+		if len(it.Deleted) > 0 {
+			id := "<id>"
+			if len(it.Deleted) == 1 {
+				id = it.Deleted[0]
+			}
+			fmt.Fprintf(&b, " its blocker %s %s deleted (if that work is done or no longer needed, mark it completed: task-update %s --status completed);",
+				strings.Join(it.Deleted, ", "), isAre(len(it.Deleted)), id)
+		}
+		if len(it.Missing) > 0 {
+			fmt.Fprintf(&b, " its blocker %s %s not in the task store, so %s never be completed;",
+				strings.Join(it.Missing, ", "), isAre(len(it.Missing)), itThey(len(it.Missing)))
+		}
+		fmt.Fprintf(&b, " re-plan it (create a replacement task with task-create without that blocker, then task-update %s --status deleted), or delete it if it no longer applies.", it.Task.ID)
+	}
+	return b.String()
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+func itThey(n int) string {
+	if n == 1 {
+		return "it can"
+	}
+	return "they can"
+}
+
+// Line renders one item: "- T-… [pending, blocked by T-…] subject (stale: 30h)";
+// a blocker that is deleted or missing is marked "T-… (deleted)" or "T-…
+// (missing)".
 func Line(it Item) string {
 	t := it.Task
 	state := string(t.Status)
 	if it.Blocked() {
-		state += ", blocked by " + strings.Join(it.Blockers, ", ")
+		ids := make([]string, len(it.Blockers))
+		for i, id := range it.Blockers {
+			ids[i] = id
+			switch {
+			case slices.Contains(it.Deleted, id):
+				ids[i] += " (deleted)"
+			case slices.Contains(it.Missing, id):
+				ids[i] += " (missing)"
+			}
+		}
+		state += ", blocked by " + strings.Join(ids, ", ")
 	}
 	s := fmt.Sprintf("- %s [%s] %s", t.ID, state, subject(t))
 	if it.Stale {

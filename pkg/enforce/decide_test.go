@@ -212,3 +212,40 @@ func TestHours(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectiveStuckBlockers: a task blocked by a deleted or missing
+// blocker would wait forever; the directive says which blocker and what to
+// do instead of "waits until its blockers are completed".
+func TestDirectiveStuckBlockers(t *testing.T) {
+	in := input(
+		rec("T-1", task.Deleted, "S"),
+		rec("T-2", task.Pending, "S"),
+		rec("T-3", task.Pending, "S", blockedBy("T-1", "T-2")),
+		rec("T-4", task.Pending, "S", blockedBy("T-404")),
+		rec("T-5", task.Pending, "S", blockedBy("T-2")),
+	)
+	out := Decide(in, State{})
+	if !out.Block {
+		t.Fatalf("want a block: %s", out.Why)
+	}
+	for _, want := range []string{
+		"- T-3 [pending, blocked by T-1 (deleted), T-2] subject of T-3\n",
+		"- T-4 [pending, blocked by T-404 (missing)] subject of T-4\n",
+		"- T-5 [pending, blocked by T-2] subject of T-5\n",
+		"T-3 can never start as things stand: its blocker T-1 is deleted (if that work is done or no longer needed, mark it completed: task-update T-1 --status completed); re-plan it",
+		"T-4 can never start as things stand: its blocker T-404 is not in the task store, so it can never be completed; re-plan it (create a replacement task with task-create without that blocker, then task-update T-4 --status deleted)",
+	} {
+		if !strings.Contains(out.Reason, want) {
+			t.Errorf("directive lacks %q:\n%s", want, out.Reason)
+		}
+	}
+	if strings.Contains(out.Reason, "T-5 can never start") {
+		t.Errorf("T-5 waits on a live blocker:\n%s", out.Reason)
+	}
+	q := Build(in)
+	for _, it := range q.Items {
+		if stuck := it.Task.ID == "T-3" || it.Task.ID == "T-4"; it.Stuck() != stuck {
+			t.Errorf("%s: Stuck() = %v", it.Task.ID, it.Stuck())
+		}
+	}
+}

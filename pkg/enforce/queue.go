@@ -55,6 +55,11 @@ type Item struct {
 	Task *task.Task
 	// Blockers are the unresolved blockedBy ids (pending tasks only).
 	Blockers []string
+	// Deleted and Missing are the Blockers that can never be completed as
+	// things stand: tasks marked deleted, and ids with no readable task in
+	// the store. A task waiting on them waits forever unless someone
+	// completes the deleted blocker or re-plans the task.
+	Deleted, Missing []string
 	// Idle is how long the file has been untouched; Stale says it is past
 	// the threshold.
 	Idle  time.Duration
@@ -63,6 +68,9 @@ type Item struct {
 
 // Blocked reports a pending task waiting on unresolved blockers.
 func (it Item) Blocked() bool { return len(it.Blockers) > 0 }
+
+// Stuck reports a blocked task that waits on a deleted or missing blocker.
+func (it Item) Stuck() bool { return len(it.Deleted)+len(it.Missing) > 0 }
 
 // Actionable reports whether the item forces continuation.
 func (it Item) Actionable() bool { return !it.Blocked() && !it.Stale }
@@ -104,6 +112,14 @@ func Build(in Input) Queue {
 		if t.Status == task.Pending {
 			if u := task.Unresolved(t.BlockedBy, status); len(u) > 0 {
 				it.Blockers = u
+				for _, id := range u {
+					switch st, ok := status[id]; {
+					case !ok:
+						it.Missing = append(it.Missing, id)
+					case st == task.Deleted:
+						it.Deleted = append(it.Deleted, id)
+					}
+				}
 			}
 		}
 		if !e.ModTime.IsZero() {

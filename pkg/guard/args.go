@@ -185,6 +185,18 @@ func valued(cmd, name string) bool {
 		case "d", "P":
 			return true
 		}
+	case "cpio":
+		switch name {
+		case "D", "F", "O", "I", "E", "H", "R", "M", "C", "--directory", "--file", "--format",
+			"--pattern-file", "--owner", "--message", "--io-size", "--rsh-command":
+			return true
+		}
+	case "zip":
+		switch name {
+		case "b", "n", "t", "tt", "x", "i", "P", "Z", "--temp-path", "--suffixes", "--exclude",
+			"--include", "--password", "--compression-method":
+			return true
+		}
 	case "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd", "unzstd",
 		"lz4", "pigz", "brotli", "compress", "uncompress":
 		switch name {
@@ -258,6 +270,33 @@ func valued(cmd, name string) bool {
 	case "git-clean":
 		switch name {
 		case "e", "--exclude":
+			return true
+		}
+	case "git-worktree":
+		switch name {
+		case "b", "B", "--reason":
+			return true
+		}
+	case "git-clone":
+		switch name {
+		case "b", "o", "c", "u", "j", "--branch", "--origin", "--config", "--upload-pack", "--depth",
+			"--reference", "--reference-if-able", "--separate-git-dir", "--shallow-since",
+			"--shallow-exclude", "--template", "--jobs", "--filter", "--server-option", "--bundle-uri":
+			return true
+		}
+	case "git-init":
+		switch name {
+		case "b", "--initial-branch", "--template", "--separate-git-dir", "--object-format", "--shared":
+			return true
+		}
+	case "git-submodule":
+		switch name {
+		case "b", "--branch", "--name", "--reference", "--depth":
+			return true
+		}
+	case "git-archive", "git-format-patch", "git-diff", "git-bundle":
+		switch name {
+		case "o", "--output", "--output-directory", "--format", "--prefix", "--remote", "--exec":
 			return true
 		}
 	case "git-stash":

@@ -16,6 +16,24 @@ func BenchmarkCheck(b *testing.B) {
 		{"Write/source", Request{Tool: "Write", Cwd: testCwd, Paths: map[string][]string{"file_path": {testCwd + "/src/app.go"}}}},
 		{"Write/deny", Request{Tool: "Write", Cwd: testCwd, Paths: map[string][]string{"file_path": {testCwd + "/.matrixx/plans/auth-refresh.md"}}}},
 	}
+	// As the dispatcher sends them: with the config files and the
+	// state directory of a project.
+	hook := func(r Request) Request {
+		r.Config = []string{testCwd + "/.matrixx/matrixx.jsonc", testCwd + "/.matrixx/matrixx.json",
+			"/nonexistent-guard-test/home/.config/opencode/matrixx.jsonc", "/nonexistent-guard-test/home/.config/opencode/matrixx.json"}
+		r.State = []string{testCwd + "/.matrixx/state"}
+		return r
+	}
+	events = append(events,
+		struct {
+			name string
+			req  Request
+		}{"Hook/Bash/read", hook(events[0].req)},
+		struct {
+			name string
+			req  Request
+		}{"Hook/Write/source", hook(events[5].req)},
+	)
 	for _, ev := range events {
 		b.Run(ev.name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -3,20 +3,94 @@ package guard
 import (
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 )
 
 // cmdName is the name a command is known by: the base name of argv[0],
-// lower case, without ".exe" ("" when it is not known).
+// lower case, without ".exe" and without zsh's "=" (=rm is the path of
+// rm); "" when it is not known. The unknown parts of a name are taken
+// for empty (${UNSET}rm, $(false)rm and \r$X\m run rm): a name that is
+// wholly unknown stays unknown.
 func cmdName(a string) string {
-	if a == "" || strings.IndexByte(a, unknown) >= 0 {
+	if strings.IndexByte(a, unknown) >= 0 {
+		a = strings.ReplaceAll(a, string(unknown), "")
+	}
+	if a == "" {
 		return ""
 	}
 	if i := strings.LastIndexAny(a, `/\`); i >= 0 {
 		a = a[i+1:]
 	}
-	a = strings.ToLower(a)
+	a = strings.ToLower(strings.TrimPrefix(a, "="))
 	return strings.TrimSuffix(a, ".exe")
+}
+
+// progName is the name the command argv[0] runs as: through the links and
+// copies made earlier in the command (ln -s /bin/rm /tmp/task-get;
+// /tmp/task-get …), through a symlink on disk when argv[0] is a path,
+// and through a link or copy the command put in a directory it added to
+// PATH (PATH=/tmp/x:$PATH task-get …). The resolved name is used when the
+// guard knows it, else the name as written.
+func (s *shell) progName(a string) string {
+	name := cmdName(a)
+	if name == "" {
+		return ""
+	}
+	var target string
+	if strings.ContainsAny(a, `/\`) {
+		p := cleanPath(joinPath(s.cwd, slashes(a)))
+		target = s.e.throughLinks(p, false)
+		if target == "" {
+			target = s.e.copies[p]
+		}
+		if target == "" && isAbs(p) && !strings.ContainsAny(p, "\x00*?[") {
+			if r := resolve(p); r != p {
+				target = r
+			}
+		}
+	} else if pathVals, ok := s.vars["PATH"]; ok && (len(s.e.links) > 0 || len(s.e.copies) > 0) {
+		for _, pv := range pathVals {
+			for dir := range strings.SplitSeq(pv, ":") {
+				if dir == "" || strings.IndexByte(dir, unknown) >= 0 {
+					continue
+				}
+				p := cleanPath(joinPath(s.cwd, slashes(dir))) + "/" + a
+				if t := s.e.throughLinks(p, false); t != "" {
+					target = t
+				} else if t := s.e.copies[p]; t != "" {
+					target = t
+				}
+				if target != "" {
+					break
+				}
+			}
+		}
+	}
+	if t := cmdName(target); t != "" && t != name && knownCmd(t) {
+		return t
+	}
+	return name
+}
+
+// knownCmd reports whether the guard models the command name (it writes,
+// runs code or wraps another command).
+func knownCmd(name string) bool {
+	return mutator(name) || interpreter(name) != "" || shellName(name) || wrapperName(name)
+}
+
+// wrapperName reports whether name runs another command (see wrapper).
+func wrapperName(name string) bool {
+	switch name {
+	case "sudo", "doas", "command", "builtin", "exec", "nohup", "setsid", "chronic", "unbuffer",
+		"caffeinate", "time", "nice", "ionice", "stdbuf", "timeout", "env", "flock", "strace", "ltrace",
+		"valgrind", "busybox", "toybox", "xvfb-run", "dbus-run-session", "catchsegv", "proxychains",
+		"proxychains4", "torsocks", "firejail", "bwrap", "unshare", "nsenter", "chroot", "fakeroot",
+		"faketime", "script", "systemd-run", "taskset", "chrt", "cgexec", "numactl", "tsp", "sem",
+		"noglob", "nocorrect", "eval", "xargs", "find", "git", "parallel", "watch", "su", "runuser":
+		return true
+	}
+	return false
 }
 
 // ownBinary reports whether name is one of the toolkit's binaries: their
@@ -40,11 +114,16 @@ func shellName(name string) bool {
 
 // call analyses one simple command after expansion.
 func (s *shell) call(argv []string, in input) {
-	if s.denied() || len(argv) == 0 {
+	if s.denied() || len(argv) == 0 || !s.e.charge(1, 0) {
 		return
 	}
-	name := cmdName(argv[0])
+	s.defined(argv, in)
+	name := s.progName(argv[0])
 	args := argv[1:]
+	if name == "" && strings.Trim(argv[0], string(unknown)) == "" && len(args) > 0 {
+		// An unquoted expansion that is empty vanishes: $X rm … runs rm.
+		s.call(args, in)
+	}
 	s.mention(args)
 	known := false // whether the command's output is known (emit)
 	switch name {
@@ -52,6 +131,16 @@ func (s *shell) call(argv []string, in input) {
 		s.emit(echoText(args))
 		known = true
 	case "printf":
+		if len(args) >= 2 && args[0] == "-v" {
+			// printf -v NAME FORMAT …: the output goes to a variable.
+			if t, ok := printfText(args[2:]); ok {
+				s.set(args[1], []string{t})
+			} else {
+				s.set(args[1], []string{string(unknown)})
+			}
+			known = true
+			break
+		}
 		if t, ok := printfText(args); ok {
 			s.emit(t)
 			known = true
@@ -71,17 +160,44 @@ func (s *shell) call(argv []string, in input) {
 			s.emit(t)
 			known = true
 		}
-	case "true", ":", "false", "set", "shopt", "unset", "test", "[", "exit", "return", "wait", "sleep":
+	case "true", ":", "false", "shopt", "unset", "test", "[", "exit", "return", "wait", "sleep":
+		known = true
+	case "set":
+		s.setPositional(args)
+		known = true
+	case "shift":
+		if len(s.pos) > 1 {
+			n := 1
+			if len(args) > 0 {
+				if k, err := strconv.Atoi(args[0]); err == nil && k >= 0 {
+					n = k
+				}
+			}
+			n = min(n, len(s.pos)-1)
+			s.pos = append([]string{s.pos[0]}, s.pos[1+n:]...)
+		}
 		known = true
 	case "cd", "pushd", "popd":
 		// Builtins are case-sensitive, even where the file system is not.
-		if argv[0] == name {
+		if strings.ReplaceAll(argv[0], string(unknown), "") == name {
 			s.cd(name, args)
 		}
 		known = true
 	case "export", "declare", "local", "readonly", "typeset":
+		ref := false
 		for _, a := range args {
-			if k, v, ok := strings.Cut(a, "="); ok && k != "" && k[0] != '-' {
+			if strings.HasPrefix(a, "-") && strings.IndexByte(a, 'n') > 0 {
+				ref = true
+			}
+			k, v, ok := strings.Cut(a, "=")
+			switch {
+			case !ok || k == "" || k[0] == '-':
+			case ref:
+				if s.e.refs == nil {
+					s.e.refs = make(map[string]string)
+				}
+				s.e.refs[k] = v
+			default:
 				s.set(k, []string{v})
 			}
 		}
@@ -94,7 +210,11 @@ func (s *shell) call(argv []string, in input) {
 		known = true
 	case "alias":
 		for _, a := range args {
-			if _, v, ok := strings.Cut(a, "="); ok {
+			if k, v, ok := strings.Cut(a, "="); ok {
+				if s.e.aliases == nil {
+					s.e.aliases = make(map[string]string)
+				}
+				s.e.aliases[k] = v
 				s.script(v, s.pos)
 			}
 		}
@@ -102,18 +222,24 @@ func (s *shell) call(argv []string, in input) {
 	case "source", ".":
 		if len(args) > 0 {
 			if text, ok := s.e.fds[args[0]]; ok { // source <(echo …)
-				s.script(text, args)
+				s.evalScript(text, args)
 			}
 		}
 	case "eval":
 		if len(args) > 0 && args[0] == "--" {
 			args = args[1:]
 		}
-		s.script(strings.Join(args, " "), s.pos)
+		s.evalScript(strings.Join(args, " "), s.pos)
 		return
 	case "trap":
 		if len(args) >= 2 && !strings.HasPrefix(args[0], "-") {
-			s.script(args[0], s.pos)
+			// A DEBUG trap runs before each later command, in the
+			// current shell; the others run once, later.
+			if slices.Contains(args[1:], "DEBUG") {
+				s.evalScript(args[0], s.pos)
+			} else {
+				s.script(args[0], s.pos)
+			}
 		}
 	case "watch":
 		s.watch(args)
@@ -133,13 +259,16 @@ func (s *shell) call(argv []string, in input) {
 		s.parallel(args)
 	case "find":
 		s.find(args)
+	case "grep", "egrep", "fgrep", "rg", "ag", "ack", "fd", "fdfind":
+		s.grepTree(name, args)
 	case "git":
 		s.git(args, in)
 	case "sudo", "doas", "command", "builtin", "exec", "nohup", "setsid", "chronic", "unbuffer",
 		"caffeinate", "time", "nice", "ionice", "stdbuf", "timeout", "env", "flock", "strace", "ltrace",
 		"valgrind", "busybox", "toybox", "xvfb-run", "dbus-run-session", "catchsegv", "proxychains",
 		"proxychains4", "torsocks", "firejail", "bwrap", "unshare", "nsenter", "chroot", "fakeroot",
-		"faketime", "script", "systemd-run", "taskset", "chrt", "cgexec", "numactl", "tsp", "sem":
+		"faketime", "script", "systemd-run", "taskset", "chrt", "cgexec", "numactl", "tsp", "sem",
+		"noglob", "nocorrect":
 		s.wrapper(name, args, in)
 		return
 	case "uv", "uvx", "poetry", "pipenv", "pdm", "hatch", "rye", "conda", "mamba", "micromamba", "pixi",
@@ -270,11 +399,19 @@ func (s *shell) cd(name string, args []string) {
 		dir = s.oldpwd
 	}
 	if name == "pushd" {
+		// The stack is copied when a scope shares it (append to a
+		// clipped slice): charge that copy.
+		if !s.e.charge(len(s.dirs), 16*len(s.dirs)) {
+			return
+		}
 		s.dirs = append(s.dirs, s.cwd)
 	}
 	s.oldpwd = s.cwd
 	if dir == "" {
 		s.cwd = string(unknown)
+		return
+	}
+	if !s.e.charge(1, len(s.cwd)+len(dir)) {
 		return
 	}
 	s.cwd = cleanPath(joinPath(s.cwd, slashes(s.tilde(dir))))
@@ -328,9 +465,24 @@ func (s *shell) mapfile(name string, args []string, in input) {
 	s.set(arr, vals)
 }
 
-// shell analyses sh/bash/… : the -c string, or the script on stdin.
-// A script file is not read (docs/guard.md, limits).
+// shell analyses sh/bash/… : the -c string, or the script on stdin, and
+// the startup code it runs from the environment the command gave it
+// (BASH_ENV or ENV naming a process substitution, PROMPT_COMMAND). A
+// script file is not read (docs/guard.md, limits).
 func (s *shell) shell(args []string, in input) {
+	for _, v := range [...]string{"BASH_ENV", "ENV", "PROMPT_COMMAND"} {
+		vals, ok := s.vars[v]
+		if !ok {
+			continue
+		}
+		for _, val := range vals {
+			if text, ok := s.e.fds[val]; ok {
+				s.script(text, nil)
+			} else if v == "PROMPT_COMMAND" {
+				s.script(val, nil)
+			}
+		}
+	}
 	cmd := false
 	i := 0
 loop:
@@ -399,4 +551,61 @@ func (s *shell) watch(args []string) {
 		return
 	}
 	s.script(strings.Join(ops, " "), nil)
+}
+
+// defined analyses a call of a shell function or an alias the command
+// defined, with the call's arguments: the function body in the current
+// scope ($1 … are the arguments; its cd and variables stay, as in bash),
+// the alias as its text followed by the arguments. The command is then
+// analysed by its name as well: a function defined in a subshell does
+// not shadow the command outside it, and analysing both is the safe side.
+func (s *shell) defined(argv []string, in input) {
+	if s.e.calls >= maxDepth || (len(s.e.funcs) == 0 && len(s.e.aliases) == 0) {
+		return
+	}
+	if body, ok := s.e.funcs[argv[0]]; ok {
+		s.e.calls++
+		saved := s.pos
+		pos0 := "bash"
+		if len(saved) > 0 {
+			pos0 = saved[0]
+		}
+		s.pos = append([]string{pos0}, argv[1:]...)
+		s.stmt(body, in)
+		s.pos = saved
+		s.e.calls--
+	}
+	if v, ok := s.e.aliases[argv[0]]; ok {
+		s.e.calls++
+		s.evalScript(commandLine(v, argv[1:]), s.pos)
+		s.e.calls--
+	}
+}
+
+// setPositional follows set -- ARGS (and set ARGS): the positional
+// parameters become ARGS.
+func (s *shell) setPositional(args []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--" || a == "-":
+			s.setPos(args[i+1:])
+			return
+		case len(a) > 1 && (a[0] == '-' || a[0] == '+'):
+			if strings.IndexByte(a, 'o') >= 0 && i+1 < len(args) {
+				i++ // set -o pipefail
+			}
+		default:
+			s.setPos(args[i:])
+			return
+		}
+	}
+}
+
+func (s *shell) setPos(vals []string) {
+	pos0 := "bash"
+	if len(s.pos) > 0 {
+		pos0 = s.pos[0]
+	}
+	s.pos = append([]string{pos0}, vals[:min(len(vals), maxFields)]...)
 }

@@ -63,7 +63,8 @@ func corpus() []bashCase {
 		{cmd: `dd if=/dev/zero of=.matrixx/tasks/T-1.json bs=1 count=0`, deny: true},
 		{cmd: `install -m 644 t.json .matrixx/tasks/T-1.json`, deny: true},
 		{cmd: `ln -s /tmp/evil.json .matrixx/tasks/T-1.json`, deny: true},
-		{cmd: `ln -s .matrixx/tasks tasks-link`, deny: true},
+		{cmd: `ln .matrixx/tasks/T-1.json /tmp/hard-link`, deny: true}, // a hard link shares the file
+		{cmd: `cp -l .matrixx/tasks/T-1.json /tmp/hard-link`, deny: true},
 		{cmd: `rsync -a backup/ .matrixx/tasks/`, deny: true},
 		{cmd: `rsync -a backup/ .matrixx/`, deny: true},
 		{cmd: `chmod 000 .matrixx/tasks/T-1.json`, deny: true},
@@ -414,6 +415,155 @@ EOF`},
 		{cmd: `cat <<EOF
 see .matrixx/tasks/T-1.json
 EOF`},
+
+		// Where bash reads the text otherwise than mvdan.cc/sh: the raw
+		// rule decides too (rule bash:ambiguous).
+		{cmd: "ls # harmless \\\nrm .matrixx/tasks/T-1.json", deny: true, want: "comment line ends in a backslash"},
+		{cmd: "ls #\\\nrm .matrixx/tasks/T-1.json", deny: true},
+		{cmd: "x=1 # c\\\nrm .matrixx/plans/p.md", deny: true},
+		{cmd: "echo $(ls # x\\\nrm .matrixx/tasks/T-1.json)", deny: true},
+		{cmd: "ls # harmless \\\r\nrm .matrixx/tasks/T-1.json", deny: true, want: "carriage return"},
+		{cmd: "echo a \\\r\nrm .matrixx/tasks/T-1.json", deny: true},
+		{cmd: "cat <<EOF >/dev/null\nhello\nEO\\\nF\nrm .matrixx/tasks/T-1.json\nEOF", deny: true, want: "here-document"},
+		{cmd: "cat <<EOF\nEOF\\\n\nrm .matrixx/tasks/T-1.json\nEOF", deny: true},
+		{cmd: "cat <<A\nx\\\nA\ncat <<B\nA\nrm .matrixx/plans/p.md\nB", deny: true},
+		{cmd: "cat <<-EOF\n\tEO\\\n\tF\nrm .matrixx/tasks/T-1.json\nEOF", deny: true},
+		{cmd: "cat <<'EOF'\nEO\\\nF\nrm .matrixx/tasks/T-1.json\nEOF"},                     // quoted: bash joins nothing
+		{cmd: "cat .matrixx/tasks/T-1.json # show \\\n| jq ."},                             // no write
+		{cmd: "docker run \\\n  -v $PWD:/w \\\n  img # see .matrixx/tasks \\\n  --detach"}, // no write
+		{cmd: "grep -rn '#TODO' .matrixx/plans \\\n  | sort"},                              // '#' inside a word
+
+		// The config and the hooks' state are the user's and the hooks'.
+		{cmd: `echo '{"disabled_hooks":["task-edit-guard"]}' > .matrixx/matrixx.jsonc`, deny: true, want: "user's to edit"},
+		{cmd: `echo '{"disabled_hooks":["task-edit-guard"]}' > .matrixx/matrixx.json`, deny: true},
+		{cmd: `echo '{"tasks":{"storage_path":"/tmp/x"}}' >> .matrixx/matrixx.jsonc`, deny: true},
+		{cmd: `sed -i 's/\[\]/["task-edit-guard"]/' .matrixx/matrixx.jsonc`, deny: true},
+		{cmd: `cp /tmp/evil.jsonc .matrixx/matrixx.jsonc`, deny: true},
+		{cmd: `mv /tmp/evil.json .matrixx/matrixx.json`, deny: true},
+		{cmd: `rm .matrixx/matrixx.jsonc`, deny: true},
+		{cmd: `tee .matrixx/matrixx.jsonc <<< '{}'`, deny: true},
+		{cmd: `python3 -c "open('.matrixx/matrixx.jsonc','w').write('{}')"`, deny: true},
+		{cmd: `echo '{}' > ~/.config/opencode/matrixx.jsonc`, deny: true},
+		{cmd: `echo 0 > .matrixx/state/continue-abc.json`, deny: true, want: "hooks' own state"},
+		{cmd: `rm -rf .matrixx/state`, deny: true},
+		{cmd: `cat .matrixx/matrixx.jsonc`},
+		{cmd: `jq .disabled_hooks .matrixx/matrixx.jsonc`},
+		{cmd: `ls -la .matrixx/state`},
+		{cmd: `echo "- note" >> .matrixx/notepads/adhoc/1-fix-login.md`},
+
+		// Resource budgets: past them the raw rule decides.
+		{cmd: "v=.matrixx; " + strings.Repeat("v=$v$v; ", 30) + "rm .matrixx/tasks/x", deny: true, want: "too large or too repetitive"},
+		{cmd: strings.Repeat("cd a; ", 20000) + "rm .matrixx/tasks/x", deny: true},
+		{cmd: strings.Repeat("pushd a; ", 5000) + "rm .matrixx/tasks/x", deny: true},
+		{cmd: "v=x; " + strings.Repeat("v=$v$v; ", 30) + "ls"},
+
+		// Our binaries are exempt by name only; functions, aliases, links
+		// and copies made in the command are followed.
+		{cmd: `ln -sf /bin/rm /tmp/task-get; /tmp/task-get .matrixx/tasks/T-1.json`, deny: true},
+		{cmd: `cp /bin/rm /tmp/task-update && /tmp/task-update .matrixx/tasks/T-1.json`, deny: true},
+		{cmd: `mkdir -p /tmp/evil && ln -s /bin/rm /tmp/evil/task-get; PATH=/tmp/evil:$PATH task-get .matrixx/tasks/T-1.json`, deny: true},
+		{cmd: `plan() { rm -rf "$@"; }; plan .matrixx/plans`, deny: true},
+		{cmd: `task-get() { rm "$1"; }; task-get .matrixx/tasks/T-1.json`, deny: true},
+		{cmd: `alias plan=rm; plan .matrixx/plans/p.md`, deny: true},
+		{cmd: `f(){ rm $1; }; f .matrixx/tasks/T-1.json`, deny: true},
+		{cmd: `f() { cd .matrixx/tasks; }; f; rm T-1.json`, deny: true},
+		{cmd: `cd() { rm -rf "$@"; }; cd .matrixx`, deny: true},
+		{cmd: `f(){ f; }; f`},
+		{cmd: `g() { echo "$1"; }; g .matrixx/tasks/T-1.json`},
+		{cmd: `/usr/local/bin/task-get --id T-1`},
+
+		// Links: a symbolic link writes only itself (a later write
+		// through it is seen through); rm of a link removes the link.
+		{cmd: `ln -s .matrixx/tasks tasks-link`},
+		{cmd: `ln -s $PWD/.matrixx/plans/a.md /tmp/plan-link`},
+		{cmd: `ln -s $PWD/.matrixx/plans/a.md /tmp/plan-link; echo x > /tmp/plan-link`, deny: true},
+		{cmd: `ln -s .matrixx/tasks t && rm t/T-1.json`, deny: true},
+		{cmd: `ln -s /tmp/evil.json .matrixx/tasks/T-1.json`, deny: true},
+
+		// Read-only viewers (G2: Bash may read plans).
+		{cmd: `vim -R .matrixx/plans/p.md`},
+		{cmd: `view .matrixx/plans/p.md`},
+		{cmd: `code --diff .matrixx/plans/p.md /tmp/p.md`},
+		{cmd: `nano -v .matrixx/plans/p.md`},
+		{cmd: `git clean -fdxn .matrixx`},
+		{cmd: `git clean --dry-run -d .matrixx`},
+
+		// Positional parameters, parameter operations, brace sequences.
+		{cmd: `set -- .matrixx/tasks/T-1.json; rm "$1"`, deny: true},
+		{cmd: `set -- x .matrixx/plans/p.md; shift; rm "$@"`, deny: true},
+		{cmd: `p=.XXtrixx/tasks/T-1.json; rm ${p/XX/ma}`, deny: true},
+		{cmd: `p=.matrixx/tasks/T-1.jsonx; rm "${p%x}"`, deny: true},
+		{cmd: `p=a.matrixx/tasks/T-1.json; rm ${p:1}`, deny: true},
+		{cmd: `p=a.matrixx/tasks/T-1.json.bak; rm ${p:1:-4}`, deny: true},
+		{cmd: `p=xx.matrixx/tasks/T-1.json; rm ${p#??}`, deny: true},
+		{cmd: `p=/x/.matrixx/plans/p.md; rm "${p//\/x\//}"`, deny: true},
+		{cmd: `rm ${X/a/.matrixx/tasks/T-1.json}`, deny: true},
+		{cmd: `rm .matrix{x..x}/tasks/T-1.json`, deny: true},
+		{cmd: `rm .matrixx/tasks/T-{1..3}.json`, deny: true},
+		{cmd: `p=.matrixx/tasks/T-1.json; echo x > /tmp/${p##*/}`},
+		{cmd: `p=.matrixx/tasks/T-1.json; cp "$p" "/tmp/${p##*/}.bak"`},
+		{cmd: `for i in {1..3}; do echo $i > /tmp/out-$i; done`},
+
+		// zsh precommand modifiers and =cmd.
+		{cmd: `noglob rm .matrixx/tasks/T-1.json`, deny: true},
+		{cmd: `nocorrect rm .matrixx/tasks/T-1.json`, deny: true},
+		{cmd: `=rm .matrixx/tasks/T-1.json`, deny: true},
+
+		// Code that runs in the current shell keeps its cd and variables;
+		// variables set by other means.
+		{cmd: `eval x=rm; $x .matrixx/tasks/T-1.json`, deny: true},
+		{cmd: `eval "cd .matrixx/tasks"; rm T-1.json`, deny: true},
+		{cmd: `source <(echo cd .matrixx/tasks); rm T-1.json`, deny: true},
+		{cmd: `alias x="cd .matrixx/tasks"; x; rm T-1.json`, deny: true},
+		{cmd: `trap "cd .matrixx/tasks" DEBUG; rm T-1.json`, deny: true},
+		{cmd: `IFS=,; x=rm,.matrixx/tasks/T-1.json; $x`, deny: true},
+		{cmd: `printf -v c rm; $c .matrixx/tasks/T-1.json`, deny: true},
+		{cmd: `declare -n r=x; x=rm; $r .matrixx/tasks/T-1.json`, deny: true},
+		{cmd: `BASH_ENV=<(echo rm .matrixx/tasks/T-1.json) bash -c :`, deny: true},
+		{cmd: `PROMPT_COMMAND="rm .matrixx/plans/p.md" bash -i`, deny: true},
+		{cmd: `eval "x=1"; echo $x > /tmp/out`},
+		{cmd: `trap 'rm -f /tmp/lock' EXIT; cd .matrixx/tasks && cat T-1.json`},
+
+		// A command name with an unknown part runs as its known part when
+		// the unknown is empty (found by a differential test against bash).
+		{cmd: `${UNSET}rm .matrixx/tasks/T-1.json`, deny: true},
+		{cmd: `${a,b}rm .matrixx/tasks/T-1.json`, deny: true},
+		{cmd: `$(false)rm .matrixx/tasks/T-1.json`, deny: true},
+		{cmd: `$EOF\rm .matrixx/tasks/T-1.json`, deny: true},
+		{cmd: `${X}cd .matrixx/tasks; rm T-1.json`, deny: true},
+		{cmd: `$EDITOR .matrixx/plans/p.md`},               // wholly unknown: not modelled
+		{cmd: `$X rm .matrixx/tasks/T-1.json`, deny: true}, // an empty unquoted $X vanishes
+		{cmd: `$command rm .matrixx/plans/p.md`, deny: true},
+		{cmd: "d=.matrix; rm ${d}x/tasks/T-1.json\n)", deny: true}, // bash runs the lines before a syntax error
+		{cmd: "$1$1rm .matrixx/tasks/T-1.json\n |<<<x", deny: true},
+		{cmd: "ls\n)"},
+		{cmd: "d=.matrix; rm ${d}x/tasks/T-1.json <<EOF\nbody", deny: true}, // bash runs an unclosed here-document
+		{cmd: "echo x \\\r\nr''m .matrixx/tasks/T-1.json\n(", deny: true},   // raw rule: r''m is rm
+
+		// Archives, git, perl.
+		{cmd: `cpio -idv < /tmp/a.cpio`, deny: false},
+		{cmd: `cd .matrixx/tasks && cpio -i < /tmp/a.cpio`, deny: true},
+		{cmd: `cpio -i -D .matrixx/plans < /tmp/a.cpio`, deny: true},
+		{cmd: `find src | cpio -p .matrixx/tasks`, deny: true},
+		{cmd: `7z x /tmp/a.7z -o.matrixx/tasks`, deny: true},
+		{cmd: `7z a .matrixx/plans/p.md /tmp/x`, deny: true},
+		{cmd: `zip .matrixx/tasks/T-1.json /tmp/x`, deny: true},
+		{cmd: `zip -m /tmp/out.zip .matrixx/tasks/T-1.json`, deny: true},
+		{cmd: `zip -r /tmp/backup.zip .matrixx`},
+		{cmd: `7z a /tmp/backup.7z .matrixx`},
+		{cmd: `unrar x /tmp/a.rar .matrixx/tasks/`, deny: true},
+		{cmd: `git --work-tree=.matrixx/tasks checkout HEAD -- .`, deny: true},
+		{cmd: `GIT_WORK_TREE=.matrixx/plans git checkout -- .`, deny: true},
+		{cmd: `git worktree add .matrixx/tasks/wt`, deny: true},
+		{cmd: `git clone https://example.com/x.git .matrixx/tasks/x`, deny: true},
+		{cmd: `cd .matrixx/plans && git clone https://example.com/x.git`, deny: true},
+		{cmd: `git archive -o .matrixx/plans/p.md HEAD`, deny: true},
+		{cmd: `git -c core.worktree=.matrixx/tasks checkout .`, deny: true},
+		{cmd: `git worktree add ../wt-feature`},
+		{cmd: `git clone https://example.com/x.git /tmp/x`},
+		{cmd: `perl -e 'open(my $f, q(>), q(.matrixx/tasks/T-1.json)); print $f "{}"'`, deny: true},
+		{cmd: `perl -e 'open(my $f, qq{>>}, ".matrixx/plans/p.md")'`, deny: true},
+		{cmd: `perl -ne 'print if /x/' .matrixx/plans/p.md`},
 	}
 }
 
@@ -433,7 +583,8 @@ func TestCorpus(t *testing.T) {
 			if c.want != "" && !strings.Contains(d.Reason, c.want) {
 				t.Errorf("%q: reason %q lacks %q", c.cmd, d.Reason, c.want)
 			}
-			if !strings.Contains(d.Reason, "task-") && !strings.Contains(d.Reason, "plan ") {
+			if !strings.Contains(d.Reason, "task-") && !strings.Contains(d.Reason, "plan ") &&
+				!strings.Contains(d.Reason, "user's to edit") && !strings.Contains(d.Reason, "leave it to the hooks") {
 				t.Errorf("%q: reason %q names no binary to use", c.cmd, d.Reason)
 			}
 		} else {

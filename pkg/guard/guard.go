@@ -9,6 +9,9 @@ package guard
 
 import (
 	"os"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Request is what the guard needs from a PreToolUse event.
@@ -20,8 +23,13 @@ type Request struct {
 	Cwd string
 	// Command is tool_input.command (Bash only; also read for MCP tools
 	// whose name says they run a shell command, such as
-	// mcp__<server>__execute_command).
+	// mcp__<server>__execute_command, where the dispatcher also takes a
+	// cmd or script field).
 	Command string
+	// Args are the arguments of such an MCP tool given as an array
+	// (tool_input.args, or a command given as an array): each is one
+	// word after Command.
+	Args []string
 	// Paths are the path-like string fields of tool_input (see
 	// IsPathField), field name → values. Large fields such as a Write's
 	// content are never included.
@@ -29,6 +37,17 @@ type Request struct {
 	// Extra lists further directories to guard like .matrixx/tasks (for
 	// example a task store moved by tasks.storage_path).
 	Extra []string
+	// Config lists the matrixx config files the hooks read
+	// (<root>/.matrixx/matrixx.jsonc and .json, and the user's
+	// matrixx.jsonc and .json): writes are denied, reads allowed; the
+	// directory holding a user file is guarded like .matrixx itself.
+	// Any .matrixx/matrixx.jsonc and .matrixx/matrixx.json is guarded
+	// without being listed.
+	Config []string
+	// State lists the hooks' state directories (<root>/.matrixx/state):
+	// writes are denied. Any .matrixx/state is guarded without being
+	// listed.
+	State []string
 	// Home is the user's home directory, for "~" in Bash words and MCP
 	// paths. When empty the guard asks the operating system.
 	Home string
@@ -62,14 +81,27 @@ func Check(req Request) (d Decision) {
 // check is Check without the recover, so that tests and the fuzz target
 // see panics.
 func check(req Request) Decision {
+	d, _ := analyse(req)
+	return d
+}
+
+// analyse is check that also returns the per-call context (for the
+// tests of the budgets).
+func analyse(req Request) (Decision, *env) {
 	e := newEnv(req)
-	switch k := toolKind(req.Tool, req.Command != ""); k {
+	switch k := toolKind(req.Tool, req.Command != "" || len(req.Args) > 0); k {
 	case kindBash:
-		return e.bash(req.Command)
+		if base, ok := toolCwd(req.Paths); ok {
+			e.cwd = cleanPath(joinPath(e.cwd, slashes(e.tildePath(base))))
+		}
+		if d := e.tool(req, kindWrite, true); d.Deny {
+			return d, e
+		}
+		return e.bash(commandLine(req.Command, req.Args)), e
 	case kindRead, kindWrite:
-		return e.tool(req, k)
+		return e.tool(req, k, false), e
 	}
-	return Decision{}
+	return Decision{}, e
 }
 
 // failClosed is the answer after a recovered panic: deny only when the
@@ -80,10 +112,11 @@ func failClosed(req Request) (d Decision) {
 			d = Decision{}
 		}
 	}()
-	e := env{extra: cleanExtra(req.Extra, "")}
-	if req.Command != "" {
-		if hit, ok := e.suspicious(req.Command); ok {
-			return deny(rawReason(hit), "panic")
+	e := env{extra: cleanExtra(req.Extra, ""), state: cleanList(req.State, "", false)}
+	e.config, e.configDirs = cleanConfig(req.Config, "")
+	if cmd := commandLine(req.Command, req.Args); cmd != "" {
+		if hit, ok := e.suspicious(cmd); ok {
+			return deny(e.rawReason(hit, ""), "panic")
 		}
 		return Decision{}
 	}
@@ -99,11 +132,15 @@ func failClosed(req Request) (d Decision) {
 }
 
 // env is the per-call context: where relative paths start, which
-// directories are guarded besides .matrixx/{tasks,plans}.
+// directories are guarded besides .matrixx/{tasks,plans}, what the
+// command defined so far, and the budget of the analysis.
 type env struct {
-	cwd   string   // cleaned slash path of the event's cwd; "" when unknown
-	home  string   // slash path of the home directory; "" when unknown
-	extra []string // cleaned slash paths of Request.Extra (and their targets)
+	cwd        string   // cleaned slash path of the event's cwd; "" when unknown
+	home       string   // slash path of the home directory; "" when unknown
+	extra      []string // cleaned slash paths of Request.Extra (and their targets)
+	config     []string // cleaned config files of Request.Config (and their targets)
+	configDirs []string // the directories holding them
+	state      []string // cleaned slash paths of Request.State
 	// taint is set when the command names .matrixx somewhere: then a
 	// part of a word the guard cannot know (a variable set elsewhere, a
 	// command substitution) may stand for any one path component.
@@ -112,6 +149,47 @@ type env struct {
 	// they expand to (/dev/fd/63, …); fdN numbers them.
 	fds map[string]string
 	fdN int
+	// links maps the links, copies and renames the command made (the
+	// cleaned path made → the cleaned path it stands for), so that a
+	// later write through the link, or a run of the copy, is seen
+	// through.
+	links map[string]string
+	// copies maps the files cp, mv, install and hard links made to their
+	// sources, for the name a copied program runs as.
+	copies map[string]string
+	// funcs and aliases hold the shell functions and aliases the command
+	// defined: a call of one is analysed with its arguments.
+	funcs   map[string]*syntax.Stmt
+	aliases map[string]string
+	refs    map[string]string // namerefs: declare -n r=x
+	calls   int               // nesting of function and alias calls being analysed
+	misread int               // comments re-read as code (misreadComments)
+	// steps and spent count the work done (statements, commands and
+	// words; bytes of expanded values, directories and parsed scripts).
+	// Past maxSteps or maxBytes the analysis stops (over) and the raw
+	// rule decides.
+	steps, spent int
+	over         bool
+}
+
+const (
+	// maxSteps bounds the statements, commands and words analysed in
+	// one call (a 1 MiB command holds at most about 500 000).
+	maxSteps = 600_000
+	// maxBytes bounds the bytes of values the analysis builds: expanded
+	// words, directories of cd and pushd, scripts parsed, output kept.
+	maxBytes = 16 << 20
+)
+
+// charge counts work; it reports false (and sets over) once a budget is
+// spent.
+func (e *env) charge(steps, bytes int) bool {
+	e.steps += steps
+	e.spent += bytes
+	if e.steps > maxSteps || e.spent > maxBytes {
+		e.over = true
+	}
+	return !e.over
 }
 
 func newEnv(req Request) *env {
@@ -125,7 +203,38 @@ func newEnv(req Request) *env {
 		}
 	}
 	e.extra = cleanExtra(req.Extra, e.cwd)
+	e.state = cleanList(req.State, e.cwd, false)
+	e.config, e.configDirs = cleanConfig(req.Config, e.cwd)
 	return e
+}
+
+// tildePath expands a leading "~/" of a tool's path field.
+func (e *env) tildePath(p string) string {
+	if p != "" && p[0] == '~' && (len(p) == 1 || p[1] == '/' || p[1] == '\\') && e.home != "" {
+		return e.home + p[1:]
+	}
+	return p
+}
+
+// commandLine joins a command and its array arguments into one shell
+// command line (each argument quoted).
+func commandLine(cmd string, args []string) string {
+	if len(args) == 0 {
+		return cmd
+	}
+	var b strings.Builder
+	b.WriteString(cmd)
+	for _, a := range args {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		q, err := syntax.Quote(a, syntax.LangBash)
+		if err != nil {
+			q = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		b.WriteString(q)
+	}
+	return b.String()
 }
 
 func deny(reason, rule string) Decision {

@@ -78,6 +78,33 @@ func TestFileTools(t *testing.T) {
 		{"lookalike dir", Request{Tool: "Write", Paths: paths("file_path", cwd+"/.matrixx-old/tasks/T-1.json")}, false, ""},
 		{"tasks elsewhere", Request{Tool: "Write", Paths: paths("file_path", cwd+"/tasks/T-1.json")}, false, ""},
 		{"home tilde", Request{Tool: "mcp__fs__write_file", Home: "/home/dev", Paths: paths("path", "~/proj/.matrixx/tasks/T-1.json")}, true, ""},
+
+		// MCP path fields by any name, relative to the tool's own cwd field.
+		{"mcp relative_path", Request{Tool: "mcp__serena__replace_content", Paths: paths("relative_path", ".matrixx/plans/p.md")}, true, ""},
+		{"mcp pathInProject", Request{Tool: "mcp__jetbrains__replace_text_in_file", Paths: paths("pathInProject", ".matrixx/tasks/T-1.json")}, true, ""},
+		{"mcp absolute_path", Request{Tool: "mcp__x__save", Paths: paths("absolute_path", cwd+"/.matrixx/tasks/T-1.json")}, true, ""},
+		{"mcp target_file", Request{Tool: "mcp__x__overwrite", Paths: paths("target_file", ".matrixx/plans/p.md")}, true, ""},
+		{"mcp dest", Request{Tool: "mcp__x__copy", Paths: map[string][]string{"src": {"/tmp/x"}, "dest": {".matrixx/tasks/T-1.json"}}}, true, ""},
+		{"mcp output_dir", Request{Tool: "mcp__x__export", Paths: paths("output_dir", ".matrixx/plans")}, true, ""},
+		{"mcp cwd field", Request{Tool: "mcp__x__write_file", Paths: map[string][]string{"cwd": {cwd + "/.matrixx"}, "file": {"tasks/T-1.json"}}}, true, ""},
+		{"mcp working_directory", Request{Tool: "mcp__x__edit", Paths: map[string][]string{"working_directory": {".matrixx/plans"}, "path": {"p.md"}}}, true, ""},
+		{"mcp root elsewhere", Request{Tool: "mcp__x__write_file", Paths: map[string][]string{"root": {"/tmp/scratch"}, "path": {"tasks/T-1.json"}}}, false, ""},
+		{"mcp exec cmd", Request{Tool: "mcp__desktop__start_process", Command: "rm -f .matrixx/tasks/T-1.json"}, true, ""},
+		{"mcp exec cwd", Request{Tool: "mcp__shell__run_command", Command: "rm T-1.json", Paths: paths("cwd", cwd+"/.matrixx/tasks")}, true, ""},
+		{"mcp exec cwd read", Request{Tool: "mcp__shell__run_command", Command: "cat T-1.json", Paths: paths("cwd", cwd+"/.matrixx/tasks")}, false, ""},
+		{"mcp exec args", Request{Tool: "mcp__x__execute", Command: "rm", Args: []string{"-f", ".matrixx/plans/p.md"}}, true, ""},
+		{"mcp exec argv", Request{Tool: "mcp__x__run_process", Args: []string{"rm", ".matrixx/tasks/T-1.json"}}, true, ""},
+		{"mcp exec argv read", Request{Tool: "mcp__x__run_process", Args: []string{"cat", ".matrixx/tasks/T-1.json"}}, false, ""},
+		{"mcp exec output file", Request{Tool: "mcp__x__run_script", Command: "make", Paths: paths("output_file", ".matrixx/tasks/log")}, true, ""},
+
+		// The config and the hooks' state.
+		{"Write project config", Request{Tool: "Write", Paths: paths("file_path", cwd+"/.matrixx/matrixx.jsonc")}, true, "user's to edit"},
+		{"Edit project config json", Request{Tool: "Edit", Paths: paths("file_path", cwd+"/.matrixx/matrixx.json")}, true, "user's to edit"},
+		{"Write state", Request{Tool: "Write", Paths: paths("file_path", cwd+"/.matrixx/state/continue-s.json")}, true, "hooks"},
+		{"Read config", Request{Tool: "Read", Paths: paths("file_path", cwd+"/.matrixx/matrixx.jsonc")}, false, ""},
+		{"Write user config", Request{Tool: "Write", Config: []string{"/home/dev/.cfg/oc/matrixx.jsonc"}, Paths: paths("file_path", "/home/dev/.cfg/oc/matrixx.jsonc")}, true, "user's to edit"},
+		{"Write user config dir other file", Request{Tool: "Write", Config: []string{"/home/dev/.cfg/oc/matrixx.jsonc"}, Paths: paths("file_path", "/home/dev/.cfg/oc/other.json")}, false, ""},
+		{"Write usual user config", Request{Tool: "Write", Paths: paths("file_path", "/home/dev/.config/opencode/matrixx.json")}, true, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -101,13 +128,17 @@ func TestFileTools(t *testing.T) {
 func TestIsPathField(t *testing.T) {
 	for _, f := range []string{"file_path", "notebook_path", "path", "paths", "filePath", "FILE_PATH", "file-path",
 		"filename", "file", "files", "source", "destination", "target", "dest", "src", "dst", "directory",
-		"old_path", "newPath", "uri", "output_path"} {
+		"old_path", "newPath", "uri", "output_path", "relative_path", "pathInProject", "absolute_path",
+		"pathname", "target_file", "output_dir", "workdir", "cwd", "working_directory", "root", "rootPath",
+		"project_root", "file.path", "destination_file_path_for_the_output"} {
 		if !IsPathField(f) {
 			t.Errorf("IsPathField(%q) = false", f)
 		}
 	}
 	for _, f := range []string{"content", "new_string", "old_string", "command", "description", "pattern",
-		"edits", "cell_id", "new_source", "timeout", "", "a_very_long_field_name_that_is_not_a_path_at_all"} {
+		"edits", "cell_id", "new_source", "timeout", "", "file_text", "file_content", "fileContents",
+		"file_type", "file_id", "path_encoding", "redirect_url", "input",
+		"a_very_long_field_name_that_is_not_a_path_at_all_because_it_is_longer_than_64_bytes"} {
 		if IsPathField(f) {
 			t.Errorf("IsPathField(%q) = true", f)
 		}
@@ -315,6 +346,10 @@ func TestGitClean(t *testing.T) {
 		{proj, "git -C " + proj + " clean -ffdx", true},
 		{proj, "git clean -fdx -e .matrixx", false},
 		{proj, "git clean -n -fdx", false},
+		{proj, "git clean -fdxn", false},
+		{proj, "git clean --dry-run -fdx", false},
+		{proj, "git clean -fd", true}, // .matrixx is not ignored here
+		{proj, "git clean -fdX", false},
 		{proj, "git clean -fd src", false},
 		{filepath.Join(proj, "src"), "git clean -fdx", false},
 		{proj, "cd src && git clean -fdx", false},

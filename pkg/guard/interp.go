@@ -69,7 +69,7 @@ func (s *shell) interp(family, name string, args []string, in input) {
 		return
 	}
 	via := "Bash (" + name + " code that writes)"
-	if hit, st := codeMention(p.code, s.e.extra); st != outside {
+	if hit, st := s.e.codeMention(p.code); st != outside {
 		s.refuse(writeReason(via, st, hit, ""), "bash:"+name)
 		return
 	}
@@ -81,7 +81,7 @@ func (s *shell) interp(family, name string, args []string, in input) {
 				continue
 			}
 		}
-		if loc := s.e.locate(s.cwd, a); loc.st != outside {
+		if loc := s.e.locate(s.cwd, a, false); loc.st != outside {
 			s.refuse(writeReason(via, loc.st, a, loc.resolved), "bash:"+name)
 			return
 		}
@@ -453,6 +453,9 @@ func writeIntent(code string, awk bool) bool {
 func writeMode(c string) bool {
 	for i := 0; i+1 < len(c); i++ {
 		q := c[i]
+		if q == 'q' && perlQuoteMode(c, i) {
+			return true
+		}
 		if q != '\'' && q != '"' && q != '`' {
 			continue
 		}
@@ -478,6 +481,30 @@ func writeMode(c string) bool {
 	return false
 }
 
+// perlQuoteMode reports whether c[i:] is a Perl q()/qq() quoted mode that
+// writes, given as an argument: open(my $f, q(>), $p), open(F, qq{+<}, …).
+func perlQuoteMode(c string, i int) bool {
+	p := i - 1
+	for p >= 0 && (c[p] == ' ' || c[p] == '\t') {
+		p--
+	}
+	if p < 0 || (c[p] != ',' && c[p] != '(') {
+		return false
+	}
+	j := i + 1
+	if j < len(c) && c[j] == 'q' {
+		j++
+	}
+	for j < len(c) && (c[j] == ' ' || c[j] == '\t') {
+		j++
+	}
+	if j+1 >= len(c) || strings.IndexByte("([{</|!#'\"~^", c[j]) < 0 {
+		return false
+	}
+	j++
+	return c[j] == '>' || (c[j] == '+' && j+1 < len(c) && (c[j+1] == '<' || c[j+1] == '>'))
+}
+
 // awkWrites finds awk output redirections (print > "f", print >> f),
 // pipes to commands (print | "cmd") and system().
 func awkWrites(c string) bool {
@@ -500,19 +527,41 @@ func awkWrites(c string) bool {
 }
 
 // codeMention finds a guarded path named in interpreter code:
-// ".matrixx/tasks" or ".matrixx/plans" (any case, either slash, the
-// slash escaped or doubled), an Extra directory, or ".matrixx" as a
-// string next to "tasks"/"plans" (os.path.join('.matrixx', 'tasks'),
-// Path('.matrixx') / 'plans') or next to a recursive removal
+// ".matrixx/tasks", ".matrixx/plans", ".matrixx/matrixx.json(c)",
+// ".matrixx/state" (any case, either slash, the slash escaped or
+// doubled), an Extra, Config or State path, or ".matrixx" as a string
+// next to "tasks"/"plans"/"matrixx.json" (os.path.join('.matrixx',
+// 'tasks'), Path('.matrixx') / 'plans') or next to a recursive removal
 // (shutil.rmtree('.matrixx')).
-func codeMention(code string, dirs []string) (string, store) {
+func (e *env) codeMention(code string) (string, store) {
 	norm := normText(code)
-	if hit := mentioned(norm, dirs); hit != "" {
+	hit := mentioned(norm, e.extra)
+	if hit == "" {
+		hit = mentioned(norm, e.config)
+	}
+	if hit == "" {
+		hit = mentioned(norm, e.state)
+	}
+	if hit != "" {
 		switch {
 		case indexFold(hit, ".matrixx/tasks") == 0:
 			return hit, tasks
 		case indexFold(hit, ".matrixx/plans") == 0:
 			return hit, plans
+		case indexFold(hit, ".matrixx/state") == 0:
+			return hit, state
+		case containsFold(hit, "matrixx.json"):
+			return hit, config
+		}
+		for _, x := range e.state {
+			if strings.EqualFold(hit, x) {
+				return hit, state
+			}
+		}
+		for _, x := range e.config {
+			if strings.EqualFold(hit, x) {
+				return hit, config
+			}
 		}
 		return hit, extra
 	}
@@ -531,6 +580,8 @@ func codeMention(code string, dirs []string) (string, store) {
 			return ".matrixx … tasks", tasks
 		case strings.Contains(low, "plans"):
 			return ".matrixx … plans", plans
+		case strings.Contains(low, "matrixx.json"):
+			return ".matrixx … matrixx.json", config
 		}
 		for _, w := range [...]string{"rmtree", "rm_rf", "rm_r", "rmsync", "rmdir", "remove", "unlink", "rename", "move", "delete", "rm -r"} {
 			if strings.Contains(low, w) {

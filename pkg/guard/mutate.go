@@ -1,7 +1,9 @@
 package guard
 
 import (
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -20,7 +22,8 @@ func mutator(name string) bool {
 		"hx", "helix", "joe", "mcedit", "code", "subl", "gedit", "kate", "sudoedit",
 		"prettier", "gofmt", "goimports", "shfmt", "clang-format", "black", "isort", "autopep8", "yapf",
 		"ruff", "eslint", "rustfmt", "mdformat", "markdownlint", "markdownlint-cli2", "rubocop", "biome",
-		"dprint", "perltidy", "stylua", "taplo":
+		"dprint", "perltidy", "stylua", "taplo",
+		"cpio", "7z", "7za", "7zr", "7zz", "zip", "jar", "unrar", "rar":
 		return true
 	}
 	return false
@@ -32,11 +35,32 @@ func (s *shell) mutate(name string, args []string, in input) {
 		return
 	}
 	switch name {
-	case "rm", "rmdir", "unlink", "shred", "srm", "trash", "trash-put",
-		"touch", "truncate", "tee", "sponge", "chmod", "chown", "chgrp", "chattr", "setfacl",
-		"setfattr", "xattr", "dos2unix", "unix2dos", "mac2unix", "unix2mac", "sudoedit",
-		"ed", "ex", "vi", "vim", "nvim", "gvim", "nano", "pico", "emacs", "emacsclient", "micro", "kak",
+	case "rm", "rmdir", "unlink", "srm", "trash", "trash-put":
+		// They remove a symlink itself, not what it points to.
+		recursive := name == "trash" || name == "trash-put"
+		ops := scan(name, args, func(opt, _ string) {
+			recursive = recursive || opt == "r" || opt == "R" || opt == "--recursive"
+		})
+		for _, p := range ops {
+			s.unlink(p, name)
+		}
+		if recursive {
+			s.writeTree(name+" -r", ops)
+		}
+	case "chmod", "chown", "chgrp", "setfacl":
+		recursive := false
+		ops := scan(name, args, func(opt, _ string) {
+			recursive = recursive || opt == "R" || opt == "--recursive"
+		})
+		s.writeAll(name, ops, true)
+		if recursive {
+			s.writeTree(name+" -R", ops)
+		}
+	case "ed", "ex", "vi", "vim", "nvim", "gvim", "nano", "pico", "emacs", "emacsclient", "micro", "kak",
 		"hx", "helix", "joe", "mcedit", "code", "subl", "gedit", "kate":
+		s.editor(name, args)
+	case "shred", "touch", "truncate", "tee", "sponge", "chattr", "setfattr", "xattr",
+		"dos2unix", "unix2dos", "mac2unix", "unix2mac", "sudoedit":
 		s.writeAll(name, scan(name, args, nil), true)
 	case "mkdir", "mkfifo", "mknod":
 		s.writeAll(name, scan(name, args, nil), false)
@@ -85,6 +109,8 @@ func (s *shell) mutate(name string, args []string, in input) {
 		s.wget(args)
 	case "tar", "gtar", "bsdtar":
 		s.tar(args)
+	case "cpio", "7z", "7za", "7zr", "7zz", "zip", "jar", "unrar", "rar":
+		s.archive(name, args)
 	case "unzip":
 		dir := "."
 		list := false
@@ -157,6 +183,41 @@ func (s *shell) mutate(name string, args []string, in input) {
 	}
 }
 
+// writeTree checks the operands of a recursive change (rm -r, chmod -R):
+// a directory that holds a guarded directory is reached through it (rm
+// -rf . in a project removes its .matrixx).
+func (s *shell) writeTree(cmd string, ops []string) {
+	f := treeFilter{maxDepth: -1, hidden: true}
+	for _, p := range ops[:min(len(ops), maxFields)] {
+		for _, r := range s.reach(p, f) {
+			s.write(r, cmd, true)
+		}
+	}
+}
+
+// editor checks an editor: it writes its file operands, unless it is
+// started read-only (vim -R, vim -M, view, nano -v, code --diff): G2
+// lets Bash read plans.
+func (s *shell) editor(name string, args []string) {
+	for _, a := range args {
+		switch a {
+		case "-R", "-M":
+			if name == "vi" || name == "vim" || name == "nvim" || name == "gvim" || name == "ex" {
+				return
+			}
+		case "-v", "--view":
+			if name == "nano" || name == "pico" {
+				return
+			}
+		case "-d", "--diff":
+			if name == "code" || name == "vim" || name == "nvim" {
+				return
+			}
+		}
+	}
+	s.writeAll(name, scan(name, args, nil), true)
+}
+
 // writeAll checks every operand as a write.
 func (s *shell) writeAll(cmd string, ops []string, rootToo bool) {
 	for _, p := range ops {
@@ -167,9 +228,14 @@ func (s *shell) writeAll(cmd string, ops []string, rootToo bool) {
 // copy checks cp, mv, install, ln, rsync and scp: the destination (the
 // last operand or -t DIR) and what lands in it (DEST/base(source)); mv
 // also removes its sources, rsync --remove-source-files too, and install
-// -d creates every operand.
+// -d creates every operand. A hard link (ln, cp -l) to a store file is a
+// way around the guard: its source counts as written. A symbolic link
+// (ln -s, cp -s) writes only the link; it is remembered, so that a later
+// write through it in the same command is seen through (the symlinks
+// that exist are resolved anyway).
 func (s *shell) copy(name string, args []string, move bool) {
 	target, dirs, removeSrc := "", false, move
+	symbolic, hard, noDeref := false, name == "ln" || name == "link", false
 	ops := scan(name, args, func(opt, val string) {
 		switch opt {
 		case "t", "--target-directory":
@@ -180,28 +246,36 @@ func (s *shell) copy(name string, args []string, move bool) {
 			dirs = name == "install"
 		case "--remove-source-files":
 			removeSrc = name == "rsync"
+		case "s", "--symbolic", "--symbolic-link":
+			if name == "ln" || name == "cp" {
+				symbolic, hard = true, false
+			}
+		case "l", "--link":
+			hard = hard || name == "cp"
+		case "n", "T", "--no-dereference", "--no-target-directory":
+			noDeref = name == "ln" || opt == "T" || opt == "--no-target-directory"
 		}
 	})
 	if dirs {
 		s.writeAll(name, ops, false)
 		return
 	}
-	if name == "ln" || name == "link" {
-		// A link into a store, or to a file in it, is a way around
-		// the guard: every operand counts.
-		s.writeAll(name, ops, false)
-		if target != "" {
-			s.write(target, name, false)
-		}
-		return
-	}
 	dest := target
 	srcs := ops
 	if dest == "" {
 		if len(ops) < 2 {
-			return
+			if name != "ln" || len(ops) == 0 {
+				return
+			}
+			dest = "." // ln -s TARGET: ./base(TARGET)
+		} else {
+			dest, srcs = ops[len(ops)-1], ops[:len(ops)-1]
 		}
-		dest, srcs = ops[len(ops)-1], ops[:len(ops)-1]
+	}
+	if hard {
+		for _, p := range srcs {
+			s.write(p, name, false)
+		}
 	}
 	if remote(dest) {
 		dest = ""
@@ -209,7 +283,7 @@ func (s *shell) copy(name string, args []string, move bool) {
 	if removeSrc {
 		for _, p := range srcs {
 			if !remote(p) {
-				s.write(p, name, true)
+				s.unlink(p, name)
 			}
 		}
 	}
@@ -222,12 +296,71 @@ func (s *shell) copy(name string, args []string, move bool) {
 			contents = true
 		}
 	}
-	s.write(dest, name, contents)
-	for _, p := range srcs {
-		if b := path.Base(slashes(p)); b != "." && b != "/" && b != ".." {
-			s.write(strings.TrimSuffix(dest, "/")+"/"+b, name, false)
-		}
+	// DEST is a file when one source goes to a name that is not an
+	// existing directory (or a link to one, unless -n/-T).
+	intoDir := target != "" || len(srcs) > 1 || strings.HasSuffix(dest, "/") || dest == "." ||
+		(!noDeref && s.isDir(dest))
+	if !symbolic {
+		s.write(dest, name, contents)
+	} else if !intoDir {
+		s.unlink(dest, name)
 	}
+	for _, p := range srcs {
+		made := dest
+		if b := path.Base(slashes(p)); intoDir && b != "." && b != "/" && b != ".." {
+			made = strings.TrimSuffix(dest, "/") + "/" + b
+			s.write(made, name, false)
+		}
+		s.remember(made, p, symbolic)
+	}
+}
+
+// remember records that the command made made from src (a symbolic link
+// to src when symbolic; a copy, a move or a hard link otherwise).
+func (s *shell) remember(made, src string, symbolic bool) {
+	if strings.IndexByte(made, unknown) >= 0 || strings.IndexByte(src, unknown) >= 0 {
+		return
+	}
+	m := cleanPath(joinPath(s.cwd, slashes(s.tilde(made))))
+	var t string
+	if symbolic {
+		// A relative symlink target is relative to the link's directory.
+		t = cleanPath(joinPath(path.Dir(m), slashes(s.tilde(src))))
+	} else {
+		t = cleanPath(joinPath(s.cwd, slashes(s.tilde(src))))
+	}
+	if m == "" || t == "" || m == t || !s.e.charge(1, len(m)+len(t)) {
+		return
+	}
+	if symbolic {
+		if s.e.links == nil {
+			s.e.links = make(map[string]string)
+		}
+		if len(s.e.links) < maxFields {
+			s.e.links[m] = t
+		}
+		return
+	}
+	if s.e.copies == nil {
+		s.e.copies = make(map[string]string)
+	}
+	if len(s.e.copies) < maxFields {
+		s.e.copies[m] = t
+	}
+}
+
+// isDir reports whether p (relative to the current directory) is an
+// existing directory (following links).
+func (s *shell) isDir(p string) bool {
+	a := cleanPath(joinPath(s.cwd, slashes(s.tilde(p))))
+	if !isAbs(a) || strings.ContainsAny(a, "\x00*?[") {
+		return false
+	}
+	if t := s.e.throughLinks(a, false); t != "" {
+		a = t
+	}
+	fi, err := os.Stat(filepath.FromSlash(a))
+	return err == nil && fi.IsDir()
 }
 
 // remote reports whether an rsync/scp operand names another host.
@@ -389,6 +522,114 @@ func (s *shell) tar(args []string) {
 	}
 	if create {
 		s.writeAll("tar -c", files, true)
+	}
+}
+
+// archive checks the archivers besides tar and unzip: cpio -i (into the
+// current directory or -D DIR), cpio -p DIR, cpio -o -F/-O FILE; 7z x/e
+// (into -oDIR or the current directory) and 7z a/u/d/rn (the archive);
+// zip (the archive, and with -m the files it moves in); jar x (the
+// current directory) and jar c/u with f (the archive); unrar/rar x/e
+// (into the directory operand or the current directory).
+func (s *shell) archive(name string, args []string) {
+	switch name {
+	case "cpio":
+		mode, dir := byte(0), "."
+		ops := scan(name, args, func(opt, val string) {
+			switch opt {
+			case "i", "--extract":
+				mode = 'i'
+			case "p", "--pass-through":
+				mode = 'p'
+			case "o", "--create":
+				mode = 'o'
+			case "D", "--directory":
+				dir = val
+			case "F", "O", "--file":
+				if mode != 'i' {
+					s.write(val, "cpio "+flagName(opt), true)
+				}
+			}
+		})
+		switch {
+		case mode == 'i':
+			s.write(dir, "cpio -i", true)
+		case mode == 'p' && len(ops) > 0:
+			s.write(ops[len(ops)-1], "cpio -p", true)
+		}
+	case "7z", "7za", "7zr", "7zz":
+		var ops []string
+		out := "."
+		for _, a := range args {
+			switch {
+			case strings.HasPrefix(a, "-o"):
+				out = a[2:]
+			case strings.HasPrefix(a, "-"):
+			default:
+				ops = append(ops, a)
+			}
+		}
+		if len(ops) == 0 {
+			return
+		}
+		switch ops[0] {
+		case "x", "e":
+			s.write(out, name+" "+ops[0], true)
+		case "a", "u", "d", "rn":
+			if len(ops) > 1 {
+				s.write(ops[1], name+" "+ops[0], true)
+			}
+		}
+	case "zip":
+		move, del := false, false
+		ops := scan(name, args, func(opt, _ string) {
+			switch opt {
+			case "m", "--move":
+				move = true
+			case "d", "--delete":
+				del = true
+			}
+		})
+		if len(ops) == 0 {
+			return
+		}
+		s.write(ops[0], "zip", true)
+		if move && !del {
+			s.writeAll("zip -m", ops[1:], true)
+		}
+	case "jar":
+		if len(args) == 0 {
+			return
+		}
+		mode := strings.TrimLeft(args[0], "-")
+		switch {
+		case strings.ContainsRune(mode, 'x'):
+			s.write(".", "jar x", true)
+		case strings.ContainsAny(mode, "cu") && strings.ContainsRune(mode, 'f') && len(args) > 1:
+			s.write(args[1], "jar", true)
+		}
+	case "unrar", "rar":
+		var ops []string
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				ops = append(ops, a)
+			}
+		}
+		if len(ops) == 0 {
+			return
+		}
+		switch ops[0] {
+		case "x", "e":
+			dir := "."
+			if len(ops) > 2 && strings.HasSuffix(ops[len(ops)-1], "/") {
+				dir = ops[len(ops)-1]
+			}
+			s.write(dir, name+" "+ops[0], true)
+		case "a", "u", "d", "m":
+			if len(ops) > 1 {
+				s.write(ops[1], name+" "+ops[0], true)
+			}
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package guard
 import (
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -10,11 +11,14 @@ import (
 type store uint8
 
 const (
-	outside store = iota
-	tasks         // .matrixx/tasks and everything below it
-	plans         // .matrixx/plans and everything below it
-	root          // the .matrixx directory itself (holds both stores)
-	extra         // a directory of Request.Extra (a moved task store)
+	outside   store = iota
+	tasks           // .matrixx/tasks and everything below it
+	plans           // .matrixx/plans and everything below it
+	root            // the .matrixx directory itself (holds both stores)
+	extra           // a directory of Request.Extra (a moved task store)
+	config          // a matrixx config file (.matrixx/matrixx.jsonc, Request.Config)
+	configDir       // the directory holding a user config file (like root)
+	state           // the hooks' state (.matrixx/state, Request.State)
 )
 
 // guarded reports whether st must be refused: every store for a write, only
@@ -25,6 +29,11 @@ func guarded(st store, read bool) bool {
 	}
 	return st != outside
 }
+
+// wholeOnly reports whether st is a directory that only holds guarded
+// things (the .matrixx directory, a user config directory): a write
+// counts only when it removes, moves, re-permissions or fills it.
+func wholeOnly(st store) bool { return st == root || st == configDir }
 
 // unknown stands for a part of a word whose value the guard cannot know
 // (a variable set outside the command, a command substitution). It never
@@ -81,6 +90,13 @@ func cleanPath(p string) string {
 // cleanExtra normalises Request.Extra: slash paths, absolute against cwd,
 // cleaned, plus the symlink-resolved form of each.
 func cleanExtra(dirs []string, cwd string) []string {
+	return cleanList(dirs, cwd, true)
+}
+
+// cleanList normalises a list of paths: slash paths, absolute against
+// cwd, cleaned, and with resolveLinks the symlink-resolved form of each
+// too.
+func cleanList(dirs []string, cwd string, resolveLinks bool) []string {
 	if len(dirs) == 0 {
 		return nil
 	}
@@ -95,6 +111,9 @@ func cleanExtra(dirs []string, cwd string) []string {
 			continue
 		}
 		out = append(out, c)
+		if !resolveLinks {
+			continue
+		}
 		if r := resolve(c); r != "" && r != c {
 			out = append(out, r)
 		}
@@ -102,12 +121,28 @@ func cleanExtra(dirs []string, cwd string) []string {
 	return out
 }
 
+// cleanConfig normalises Request.Config: the files and the directories
+// holding them. They are not resolved (that would cost the file system
+// calls of every event): a write through a link to a config file is
+// seen by the resolution of the written path, which meets the config
+// file by its place (.matrixx/matrixx.jsonc, opencode/matrixx.jsonc) or
+// as listed.
+func cleanConfig(files []string, cwd string) (out, dirs []string) {
+	out = cleanList(files, cwd, false)
+	for _, f := range out {
+		if d := path.Dir(f); d != "/" && d != "." && !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	return out, dirs
+}
+
 // classify says which store a cleaned slash path lies in, comparing
 // components case-insensitively (".MATRIXX/Plans" is plans), ignoring the
 // trailing dots and spaces Windows ignores, and matching glob patterns
 // ("*", "?", "[…]") and, when e.taint is set, unknown parts as patterns.
 func (e *env) classify(p string) store {
-	prevMatrixx, lastUnknown := false, false
+	prevMatrixx, prevOpenCode, lastUnknown := false, false, false
 	for i := 0; i < len(p); {
 		j := strings.IndexByte(p[i:], '/')
 		var comp string
@@ -120,17 +155,25 @@ func (e *env) classify(p string) store {
 			continue
 		}
 		if prevMatrixx {
-			if e.is(comp, "tasks") {
+			switch {
+			case e.is(comp, "tasks"):
 				return tasks
-			}
-			if e.is(comp, "plans") {
+			case e.is(comp, "plans"):
 				return plans
+			case e.is(comp, "state"):
+				return state
+			case e.is(comp, "matrixx.jsonc") || e.is(comp, "matrixx.json"):
+				return config
 			}
+		}
+		if prevOpenCode && (e.is(comp, "matrixx.jsonc") || e.is(comp, "matrixx.json")) {
+			return config // the user's config in its usual place
 		}
 		// A component the guard knows nothing about may stand for
 		// .matrixx on the way to tasks or plans, but is not taken for
 		// the .matrixx directory itself.
 		prevMatrixx = e.is(comp, ".matrixx")
+		prevOpenCode = strings.EqualFold(comp, "opencode")
 		lastUnknown = strings.Trim(comp, string(unknown)) == ""
 	}
 	for _, x := range e.extra {
@@ -138,8 +181,23 @@ func (e *env) classify(p string) store {
 			return extra
 		}
 	}
+	for _, x := range e.state {
+		if hasPathPrefixFold(p, x) {
+			return state
+		}
+	}
+	for _, x := range e.config {
+		if hasPathPrefixFold(p, x) {
+			return config
+		}
+	}
 	if prevMatrixx && !lastUnknown {
 		return root
+	}
+	for _, x := range e.configDirs {
+		if strings.EqualFold(p, x) {
+			return configDir
+		}
 	}
 	return outside
 }
@@ -197,9 +255,12 @@ type located struct {
 
 // locate finds the store a path (as the agent wrote it) lies in: relative
 // to dir, with backslashes, ".", "..", duplicate slashes and case
-// normalised, and through the symlinks that exist (the longest existing
-// prefix is resolved with filepath.EvalSymlinks).
-func (e *env) locate(dir, raw string) located {
+// normalised, through the links and copies made earlier in the same
+// command, and through the symlinks that exist (the longest existing
+// prefix is resolved with filepath.EvalSymlinks). With nofollow (rm,
+// unlink, mv of a source: they act on a link, not on what it points to)
+// only the parent directory is resolved, unless the path ends in "/".
+func (e *env) locate(dir, raw string, nofollow bool) located {
 	p := slashes(raw)
 	if p == "" {
 		return located{}
@@ -212,15 +273,62 @@ func (e *env) locate(dir, raw string) located {
 	if st := e.classify(c); st != outside {
 		return located{st: st}
 	}
+	nofollow = nofollow && !strings.HasSuffix(p, "/") && !strings.HasSuffix(p, "/.")
+	if t := e.throughLinks(c, nofollow); t != "" {
+		if st := e.classify(t); st != outside {
+			return located{st: st, resolved: t}
+		}
+	}
 	if !strings.HasPrefix(c, "/") || strings.HasPrefix(c, "/dev/") || strings.ContainsAny(c, "\x00*?[") {
 		return located{}
 	}
-	if r := resolve(a); r != "" && r != c {
+	var r string
+	if nofollow {
+		if d, base := path.Split(c); base != "" && base != ".." && d != "" {
+			if rd := resolve(strings.TrimSuffix(d, "/")); rd != "" {
+				r = strings.TrimSuffix(rd, "/") + "/" + base
+			}
+		}
+	} else {
+		r = resolve(a)
+	}
+	if r != "" && r != c {
 		if st := e.classify(r); st != outside {
 			return located{st: st, resolved: r}
 		}
 	}
 	return located{}
+}
+
+// throughLinks maps a cleaned path through the links (and copies) the
+// command made before this point: "" when none applies. With nofollow the
+// last component is not mapped.
+func (e *env) throughLinks(c string, nofollow bool) string {
+	if len(e.links) == 0 {
+		return ""
+	}
+	orig := c
+	for range 8 { // links to links
+		best := ""
+		for l := range e.links {
+			if nofollow && strings.EqualFold(c, l) {
+				continue
+			}
+			// The longest link that applies (a link inside a linked
+			// directory), the same one whatever the map's order.
+			if hasPathPrefixFold(c, l) && (len(l) > len(best) || len(l) == len(best) && l < best) {
+				best = l
+			}
+		}
+		if best == "" {
+			break
+		}
+		c = e.links[best] + c[len(best):]
+	}
+	if c == orig {
+		return ""
+	}
+	return cleanPath(c)
 }
 
 // resolve returns the slash path p with the symlinks of its longest

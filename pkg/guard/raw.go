@@ -4,21 +4,41 @@ import (
 	"strings"
 )
 
-// suspicious is the fallback for a command that does not parse (or whose
-// analysis panicked): it reports whether the raw text clearly names a
-// guarded path (.matrixx/tasks, .matrixx/plans or an Extra directory, in
-// any case and with either slash) together with a write-ish token (an
-// output redirection ">", or the name of a command that writes: sed, tee,
-// cp, mv, rm, python, …). hit is the guarded path as found in the text.
+// suspicious is the raw rule, for a command that does not parse, that
+// bash may read otherwise than the parser (divergence), whose analysis
+// ran out of budget or panicked: it reports whether the raw text clearly
+// names a guarded path (.matrixx/tasks, .matrixx/plans,
+// .matrixx/matrixx.json(c), .matrixx/state, opencode/matrixx.json(c), an
+// Extra, Config or State path, in any case and with either slash)
+// together with a write-ish token (an output redirection ">", or the name
+// of a command that writes: sed, tee, cp, mv, rm, python, …). hit is the
+// guarded path as found in the text.
 func (e *env) suspicious(cmd string) (hit string, ok bool) {
 	low := normText(cmd)
 	hit = mentioned(low, e.extra)
+	if hit == "" {
+		hit = mentioned(low, e.config)
+	}
+	if hit == "" {
+		hit = mentioned(low, e.state)
+	}
 	low = strings.ToLower(low)
 	if hit == "" {
 		return "", false
 	}
 	if strings.IndexByte(low, '>') >= 0 {
 		return hit, true
+	}
+	// Quotes and backslashes inside a word do not change the name the
+	// shell runs (r''m, r"m", \rm): drop them before reading the words.
+	// (normText has turned backslashes into slashes.)
+	if strings.ContainsAny(low, `'"`) {
+		low = strings.Map(func(r rune) rune {
+			if r == '\'' || r == '"' {
+				return -1
+			}
+			return r
+		}, low)
 	}
 	for i := 0; i < len(low); {
 		for i < len(low) && !wordByte(low[i]) {
@@ -28,7 +48,8 @@ func (e *env) suspicious(cmd string) (hit string, ok bool) {
 		for j < len(low) && wordByte(low[j]) {
 			j++
 		}
-		if j > i && (writeish(low[i:j]) || writeish(strings.TrimLeft(low[i:j], "-"))) {
+		// "-rm" (--rm), "1rm" ($1rm): what a write-ish name may follow.
+		if j > i && (writeish(low[i:j]) || writeish(strings.TrimLeft(low[i:j], "-0123456789"))) {
 			return hit, true
 		}
 		i = j
@@ -60,10 +81,11 @@ func normText(s string) string {
 }
 
 // mentioned returns the first guarded path named in the normalised text
-// ("" if none), in any case: .matrixx/tasks…, .matrixx/plans… or an
-// Extra directory.
+// ("" if none), in any case: .matrixx/tasks…, .matrixx/plans…, a config
+// file, the hooks' state, or one of the extra paths.
 func mentioned(text string, extra []string) string {
-	for _, needle := range [...]string{".matrixx/tasks", ".matrixx/plans"} {
+	for _, needle := range [...]string{".matrixx/tasks", ".matrixx/plans", ".matrixx/matrixx.json",
+		".matrixx/state", "opencode/matrixx.json"} {
 		if i := indexFold(text, needle); i >= 0 {
 			j := i + len(needle)
 			for j < len(text) && pathByte(text[j]) {

@@ -15,6 +15,10 @@ const (
 		"LINE#ID tags that plan read prints), plan check (ticks an item) and plan delete."
 	rootWay = "It holds the task store and the plans: remove tasks with task-cleanup " +
 		"and plans with plan delete."
+	configWay = "The configuration (disabled_hooks, tasks.*) is the user's to edit, by hand, " +
+		"outside the agent: ask the user if a setting should change."
+	stateWay = "It is the hooks' own state (kept by matrixx-hook, for the continuation hook): " +
+		"leave it to the hooks."
 )
 
 // storeWhat names the store in a reason.
@@ -26,6 +30,12 @@ func storeWhat(st store) string {
 		return "a plan file (.matrixx/plans)"
 	case extra:
 		return "in the task store"
+	case config:
+		return "a matrixx config file"
+	case configDir:
+		return "the directory of the user's matrixx config"
+	case state:
+		return "in the hooks' state (.matrixx/state)"
 	}
 	return "the .matrixx directory"
 }
@@ -36,6 +46,10 @@ func storeWay(st store) string {
 		return tasksWay
 	case plans:
 		return plansWay
+	case config, configDir:
+		return configWay
+	case state:
+		return stateWay
 	}
 	return rootWay
 }
@@ -73,13 +87,42 @@ func toolReason(tool string, st store, p, resolved string, read bool) string {
 	return writeReason(tool, st, p, resolved)
 }
 
-// rawReason is the reason for a Bash command the guard could not parse
-// that names a guarded path next to a write.
-func rawReason(hit string) string {
-	way := tasksWay
-	if containsFold(hit, "plans") {
-		way = plansWay
+// rawReason is the reason for a Bash command the guard could not parse,
+// or not analyse reliably or in full (why says what happened), that
+// names a guarded path next to a write.
+func (e *env) rawReason(hit, why string) string {
+	st := tasks
+	switch {
+	case indexFold(hit, ".matrixx/plans") == 0:
+		st = plans
+	case indexFold(hit, ".matrixx/state") == 0:
+		st = state
+	case indexFold(hit, ".matrixx/tasks") == 0:
+	case containsFold(hit, "matrixx.json"):
+		st = config
+	default:
+		for _, c := range e.config {
+			if strings.EqualFold(c, hit) {
+				st = config
+			}
+		}
+		for _, c := range e.state {
+			if strings.EqualFold(c, hit) {
+				st = state
+			}
+		}
 	}
-	return "Blocked: the shell command could not be analysed and it names " + hit +
-		" together with a write. " + way
+	if why == "" {
+		why = "it does not parse"
+	}
+	return "Blocked: the shell command could not be analysed reliably (" + why + ") and it names " + hit +
+		" together with a write. " + storeWay(st)
+}
+
+// gitCleanReason is the reason for a git clean that would delete an
+// untracked .matrixx directory.
+func gitCleanReason(dir string) string {
+	return "Blocked: Bash (git clean) would delete the untracked .matrixx directory in " + dir +
+		" (the task store and the plans). Add -e .matrixx to keep it (git clean -fd -e .matrixx), or name " +
+		"the paths to clean; " + rootWay
 }

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"errors"
 	"slices"
 	"strings"
 
@@ -25,6 +26,12 @@ const (
 	// maxOut bounds the known output of a command kept for a pipe or a
 	// command substitution.
 	maxOut = 64 << 10
+	// maxMisread bounds the comments re-read as code (misreadComments)
+	// in one call.
+	maxMisread = 256
+	// parseSteps is what one parse counts against maxSteps (at most about
+	// 9 000 parses in one call).
+	parseSteps = 64
 )
 
 // input is what a command reads on stdin, as far as the guard knows it.
@@ -49,10 +56,14 @@ type shell struct {
 	// until the child sets a variable).
 	sharedVars bool
 	pos        []string // positional parameters of a nested sh -c ($0, $1, …)
-	depth      int      // nesting of scripts
-	mentions   []string // guarded paths named as arguments so far
-	out        string   // output of the commands so far, when known
-	outKnown   bool
+	// feeds is set in a scope whose output another command reads (the
+	// left of a pipe, a command or process substitution): recursive
+	// searches then name the guarded paths they would list.
+	feeds    bool
+	depth    int      // nesting of scripts
+	mentions []string // guarded paths named as arguments so far
+	out      string   // output of the commands so far, when known
+	outKnown bool
 }
 
 // bash decides a Bash command.
@@ -71,11 +82,19 @@ func (e *env) bash(cmd string) Decision {
 	var d Decision
 	s := &shell{e: e, verdict: &d, cwd: e.cwd, outKnown: true}
 	s.script(cmd, nil)
+	if e.over && !d.Deny {
+		// A budget was spent: what was analysed found nothing, the rest
+		// is decided on the raw text.
+		if hit, ok := e.suspicious(cmd); ok {
+			return deny(e.rawReason(hit, "it is too large or too repetitive to analyse"), "bash:budget")
+		}
+	}
 	return d
 }
 
-// denied reports whether the command has already been refused.
-func (s *shell) denied() bool { return s.verdict.Deny }
+// denied reports whether the analysis is over: the command has been
+// refused, or a budget is spent.
+func (s *shell) denied() bool { return s.verdict.Deny || s.e.over }
 
 // refuse records a denial (the first one wins).
 func (s *shell) refuse(reason, rule string) {
@@ -88,7 +107,7 @@ func (s *shell) refuse(reason, rule string) {
 func (s *shell) sub() *shell {
 	c := &shell{
 		e: s.e, verdict: s.verdict, cwd: s.cwd, oldpwd: s.oldpwd, pos: s.pos, depth: s.depth,
-		outKnown: true,
+		outKnown: true, feeds: s.feeds,
 	}
 	if len(s.vars) > 0 {
 		c.vars, c.sharedVars = s.vars, true // copied on the child's first set
@@ -116,7 +135,7 @@ func (s *shell) addMentions(ps []string) {
 }
 
 func (s *shell) emit(text string) {
-	if len(s.out)+len(text) > maxOut {
+	if len(s.out)+len(text) > maxOut || !s.e.charge(0, len(text)) {
 		s.outKnown = false
 		return
 	}
@@ -134,14 +153,27 @@ func (s *shell) emitFrom(c *shell) {
 // parse parses a script as Bash, falling back to zsh syntax. Comments are
 // kept for misreadComments.
 func parse(src string) (*syntax.File, error) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(src), "")
+	f, _, err := parseAs(src)
+	return f, err
+}
+
+// parseAs is parse that also says whether the zsh fallback was used. A
+// panic inside the parser (mvdan.cc/sh v3.14.1 panics on some
+// here-documents: "<<$+A[" closed by a line) counts as a parse error.
+func parseAs(src string) (f *syntax.File, zsh bool, err error) {
+	defer func() {
+		if recover() != nil {
+			f, zsh, err = nil, false, errors.New("the shell parser failed")
+		}
+	}()
+	f, err = syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(src), "")
 	if err == nil {
-		return f, nil
+		return f, false, nil
 	}
 	if f2, err2 := syntax.NewParser(syntax.Variant(syntax.LangZsh), syntax.KeepComments(true)).Parse(strings.NewReader(src), ""); err2 == nil {
-		return f2, nil
+		return f2, true, nil
 	}
-	return nil, err
+	return nil, false, err
 }
 
 // misreadComments analyses as code the "comments" whose '#' does not
@@ -165,9 +197,79 @@ func (s *shell) misreadComments(f *syntax.File, src string) {
 		case ' ', '\t', '\n', ';', '&', '|', '(', '<', '>':
 			return true
 		}
-		s.script("_#"+cm.Text, s.pos) // "#…" goes on the word before it
+		// "#…" goes on the word before it. The same script level: it
+		// does not count as a nested script (its text is shorter; the
+		// budgets and maxMisread bound the re-parsing).
+		if s.e.misread < maxMisread {
+			s.e.misread++
+			s.depth--
+			// A comment that swallowed a backslash-newline ends there.
+			s.script("_#"+strings.TrimRight(cm.Text, "\r\n"), s.pos)
+			s.depth++
+		}
 		return true
 	})
+}
+
+// parseScript is parseAs, closing the here-documents left open at the
+// end of src as bash does (it runs them to the end of the script, with a
+// warning); it returns the source it parsed.
+func parseScript(src string) (*syntax.File, string, bool, error) {
+	f, zsh, err := parseAs(src)
+	for range 4 {
+		if err == nil {
+			break
+		}
+		delim, ok := unclosedHdoc(err)
+		if !ok || f != nil {
+			break
+		}
+		if !strings.HasSuffix(src, "\n") {
+			src += "\n"
+		}
+		src += delim + "\n"
+		f, zsh, err = parseAs(src)
+	}
+	return f, src, zsh, err
+}
+
+// unclosedHdoc returns the delimiter of the here-document a parse error
+// says is left open.
+func unclosedHdoc(err error) (string, bool) {
+	var pe syntax.ParseError
+	if !errors.As(err, &pe) {
+		return "", false
+	}
+	rest, ok := strings.CutPrefix(pe.Text, "unclosed here-document `")
+	if !ok {
+		return "", false
+	}
+	delim, ok := strings.CutSuffix(rest, "`")
+	return delim, ok && delim != "" && strings.IndexByte(delim, '\n') < 0
+}
+
+// parsedPrefix is the part of src before the line of a syntax error
+// ("" when there is none, or the error is on the first line): bash reads
+// and runs a script one line at a time, so the complete commands before
+// the error run.
+func parsedPrefix(src string, err error) string {
+	var pe syntax.ParseError
+	if !errors.As(err, &pe) || pe.Pos.Line() <= 1 {
+		return ""
+	}
+	line := int(pe.Pos.Line())
+	i := 0
+	for n := 1; n < line; n++ {
+		j := strings.IndexByte(src[i:], '\n')
+		if j < 0 {
+			return ""
+		}
+		i += j + 1
+	}
+	if i >= len(src) {
+		return ""
+	}
+	return src[:i]
 }
 
 // nesting is the deepest nesting of ( and { in src, counted without
@@ -187,24 +289,70 @@ func nesting(src string) int {
 }
 
 // script analyses shell source (the command itself, or a string given to
-// sh -c, eval, trap, …) in a child scope with positional parameters pos.
+// sh -c, trap, …) in a child scope with positional parameters pos.
 // Source that does not parse is refused only when it clearly names a
 // guarded path together with a write (suspicious).
 func (s *shell) script(src string, pos []string) {
+	s.run(src, pos, false)
+}
+
+// evalScript is script for source that runs in the current shell (eval,
+// source, an alias): its cd, variables and functions stay.
+func (s *shell) evalScript(src string, pos []string) {
+	s.run(src, pos, true)
+}
+
+func (s *shell) run(src string, pos []string, here bool) {
 	if s.denied() {
 		return
 	}
 	if strings.IndexByte(src, unknown) >= 0 {
 		src = strings.ReplaceAll(src, string(unknown), "${__guard_unknown}")
 	}
+	// A parse costs tens of microseconds however short the script:
+	// charge it as parseSteps steps.
+	if !s.e.charge(parseSteps, len(src)) {
+		return
+	}
+	orig := src
 	var f *syntax.File
+	var err error
+	zsh := false
 	if s.depth < maxDepth && len(src) <= maxCommand && nesting(src) <= maxNesting {
-		f, _ = parse(src)
+		f, src, zsh, err = parseScript(src)
 	}
 	if f == nil {
 		if hit, ok := s.e.suspicious(src); ok {
-			s.refuse(rawReason(hit), "bash:parse")
+			s.refuse(s.e.rawReason(hit, ""), "bash:parse")
+			return
 		}
+		// bash runs the lines before a syntax error: analyse them (a
+		// prefix of the source as written, so each round is shorter).
+		if prefix := parsedPrefix(orig, err); prefix != "" && len(prefix) < len(orig) {
+			s.run(prefix, pos, here)
+		}
+		return
+	}
+	// Where bash may read the text otherwise than the parser did, the
+	// raw rule decides too (see divergence).
+	if why := divergence(src, f, zsh); why != "" {
+		if hit, ok := s.e.suspicious(src); ok {
+			s.refuse(s.e.rawReason(hit, why), "bash:ambiguous")
+			return
+		}
+	}
+	if here {
+		saved := s.pos
+		if pos != nil {
+			s.pos = pos
+		}
+		s.depth++
+		s.stmts(f.Stmts, input{})
+		if strings.IndexByte(src, '#') >= 0 {
+			s.misreadComments(f, src)
+		}
+		s.depth--
+		s.pos = saved
 		return
 	}
 	c := s.sub()
@@ -237,7 +385,7 @@ func (s *shell) stmts(list []*syntax.Stmt, in input) {
 }
 
 func (s *shell) stmt(st *syntax.Stmt, in input) {
-	if st == nil {
+	if st == nil || !s.e.charge(1, 0) {
 		return
 	}
 	in = s.redirs(st.Redirs, in)
@@ -251,6 +399,7 @@ func (s *shell) stmt(st *syntax.Stmt, in input) {
 		switch c.Op {
 		case syntax.Pipe, syntax.PipeAll:
 			left := s.sub()
+			left.feeds = true
 			left.stmt(c.X, in)
 			pin := input{paths: left.mentions}
 			if left.outKnown {
@@ -306,15 +455,39 @@ func (s *shell) stmt(st *syntax.Stmt, in input) {
 			s.stmts(it.Stmts, in)
 		}
 	case *syntax.FuncDecl:
-		// A function body is analysed where it is defined, as if it ran.
+		// A function body is analysed where it is defined, as if it ran,
+		// and again at each call with the call's arguments.
+		if c.Name != nil {
+			if s.e.funcs == nil {
+				s.e.funcs = make(map[string]*syntax.Stmt)
+			}
+			s.e.funcs[c.Name.Value] = c.Body
+		}
 		c2 := s.sub()
 		c2.stmt(c.Body, input{})
 		s.addMentions(c2.mentions)
 	case *syntax.DeclClause:
+		ref := false // declare -n r=x: r names x
 		for _, a := range c.Args {
-			if !a.Naked {
-				s.assign(a)
+			if a.Naked && a.Name == nil && a.Value != nil {
+				if f := s.fields(a.Value); len(f) == 1 && strings.HasPrefix(f[0], "-") && strings.IndexByte(f[0], 'n') > 0 {
+					ref = true
+				}
+				continue
 			}
+			if a.Naked {
+				continue
+			}
+			if ref && a.Name != nil && a.Value != nil {
+				if v := s.quotedFields(a.Value); len(v) == 1 {
+					if s.e.refs == nil {
+						s.e.refs = make(map[string]string)
+					}
+					s.e.refs[a.Name.Value] = v[0]
+					continue
+				}
+			}
+			s.assign(a)
 		}
 	case *syntax.TimeClause:
 		s.stmt(c.Stmt, in)
@@ -348,6 +521,7 @@ func (s *shell) nested(n syntax.Node) {
 // substitution in a child scope and returns it.
 func (s *shell) substStmts(list []*syntax.Stmt) *shell {
 	c := s.sub()
+	c.feeds = true
 	c.stmts(list, input{})
 	s.addMentions(c.mentions)
 	return c
@@ -384,11 +558,22 @@ func (s *shell) cwdStore() store {
 // the reason). rootToo also guards the .matrixx directory itself (rm -rf
 // .matrixx), which plain creation (mkdir, cp into it) does not touch.
 func (s *shell) write(p, cmd string, rootToo bool) {
+	s.writeLoc(p, cmd, rootToo, false)
+}
+
+// unlink checks one path the command removes or renames: a symlink is
+// removed itself, not what it points to (rm link), unless the path ends
+// in "/".
+func (s *shell) unlink(p, cmd string) {
+	s.writeLoc(p, cmd, true, true)
+}
+
+func (s *shell) writeLoc(p, cmd string, rootToo, nofollow bool) {
 	if s.denied() || p == "" || p == "-" {
 		return
 	}
-	loc := s.e.locate(s.cwd, p)
-	if loc.st == outside || (loc.st == root && !rootToo) {
+	loc := s.e.locate(s.cwd, p, nofollow)
+	if loc.st == outside || (wholeOnly(loc.st) && !rootToo) {
 		return
 	}
 	shownPath := p
@@ -410,6 +595,9 @@ func (s *shell) guardedLex(arg string) (string, bool) {
 func (s *shell) guardedArg(arg string, wide bool) (string, bool) {
 	if strings.HasPrefix(arg, "-") {
 		if i := strings.IndexByte(arg, '='); i >= 0 {
+			if containsFold(arg[:i], "exclude") || containsFold(arg[:i], "ignore") {
+				return "", false // --exclude-dir=.matrixx names what is left out
+			}
 			arg = arg[i+1:]
 		}
 	}

@@ -15,18 +15,28 @@ const (
 	kindWrite             // creates, changes, moves or deletes files
 )
 
-// IsPathField reports whether a tool_input field name carries a path
-// (file_path, notebook_path, path, paths, source, destination, …). The
-// comparison ignores case, "_" and "-", so filePath, file_path and
-// file-path are one name. Fields whose value is content (content,
-// new_string, command, …) are never path fields.
+// IsPathField reports whether a tool_input field name carries a path. The
+// comparison ignores case, "_", "-", "." and spaces, so filePath,
+// file_path and file-path are one name. A name is a path field when it
+//   - contains "path", "file", "folder" or "directory", or ends in "dir"
+//     or "dirs" (file_path, relative_path, pathInProject, target_file,
+//     files, workdir, output_dir, …),
+//   - or is one of source(s), src, destination, dest, dst, target(s),
+//     uri(s), location, output, cwd, root, project_root, workspace_root,
+//     notebook;
+//
+// except names ending in a word that says the value is content or a
+// property of the file, not where it is: text, content(s), data, body,
+// bytes, base64, b64, type(s), size, mode, encoding, format, count,
+// length, hash, checksum, id(s) (file_text, file_content, file_type, …).
+// Names longer than 64 bytes are not path fields.
 func IsPathField(name string) bool {
-	var buf [32]byte
+	var buf [64]byte
 	n := 0
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		switch {
-		case c == '_' || c == '-':
+		case c == '_' || c == '-' || c == '.' || c == ' ':
 			continue
 		case c >= 'A' && c <= 'Z':
 			c += 'a' - 'A'
@@ -37,19 +47,63 @@ func IsPathField(name string) bool {
 		buf[n] = c
 		n++
 	}
+	f := string(buf[:n])
+	switch f {
+	case "source", "sources", "src", "destination", "dest", "dst", "target", "targets", "uri", "uris",
+		"location", "output", "cwd", "root", "projectroot", "workspaceroot", "notebook":
+		return true
+	}
+	for _, suffix := range [...]string{"text", "content", "contents", "data", "body", "bytes", "base64",
+		"b64", "type", "types", "size", "mode", "encoding", "format", "count", "length", "hash",
+		"checksum", "id", "ids"} {
+		if strings.HasSuffix(f, suffix) {
+			return false
+		}
+	}
+	return strings.Contains(f, "path") || strings.Contains(f, "file") || strings.Contains(f, "folder") ||
+		strings.Contains(f, "directory") || strings.HasSuffix(f, "dir") || strings.HasSuffix(f, "dirs")
+}
+
+// cwdField reports whether a path field names the directory a tool works
+// in (cwd, working_directory, workdir, root, …): relative paths of the
+// other fields, and an MCP shell command, start there.
+func cwdField(name string) bool {
+	var buf [64]byte
+	n := 0
+	for i := 0; i < len(name) && n < len(buf); i++ {
+		c := name[i]
+		switch {
+		case c == '_' || c == '-' || c == '.' || c == ' ':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		buf[n] = c
+		n++
+	}
 	switch string(buf[:n]) {
-	case "path", "paths", "filepath", "filepaths", "file", "files", "filename", "filenames",
-		"notebookpath", "notebook",
-		"source", "sources", "sourcepath", "src", "srcpath",
-		"destination", "destinationpath", "dest", "destpath", "dst",
-		"target", "targetpath", "targetfile",
-		"dir", "dirpath", "directory", "directorypath", "folder", "folderpath",
-		"oldpath", "newpath", "frompath", "topath",
-		"output", "outputpath", "outputfile", "outfile", "inputpath", "inputfile",
-		"uri", "fileuri", "location":
+	case "cwd", "workingdirectory", "workingdir", "workdir", "workingpath", "root", "rootdir", "rootpath",
+		"rootdirectory", "basedir", "basepath", "basedirectory", "projectroot", "projectdir",
+		"projectpath", "projectdirectory", "workspaceroot", "workspacedir", "workspacepath",
+		"workspacefolder", "currentdirectory", "currentdir":
 		return true
 	}
 	return false
+}
+
+// toolCwd returns the value of a tool's cwd field (see cwdField), in a
+// fixed order of preference.
+func toolCwd(fields map[string][]string) (string, bool) {
+	best, bestName := "", ""
+	for f, vals := range fields {
+		if len(vals) == 0 || vals[0] == "" || !cwdField(f) {
+			continue
+		}
+		if bestName == "" || f < bestName {
+			best, bestName = vals[0], f
+		}
+	}
+	return best, bestName != ""
 }
 
 // toolKind classifies a tool by name. Claude Code's own tools are known by
@@ -79,7 +133,7 @@ func toolKind(name string, hasCommand bool) kind {
 	if ownTool(strings.ToLower(t)) {
 		return kindNone
 	}
-	if mcp && hasCommand && hasWord(t, "bash", "shell", "command", "exec", "terminal", "run") {
+	if mcp && hasCommand && hasWord(t, "bash", "shell", "command", "cmd", "exec", "terminal", "run", "process", "script") {
 		return kindBash
 	}
 	switch {
@@ -129,21 +183,33 @@ func ownTool(t string) bool {
 	return false
 }
 
-// tool decides a file tool call: every path value is located; a write to
-// any store, or a read of a plan, is denied.
-func (e *env) tool(req Request, k kind) Decision {
+// tool decides a file tool call: every path value is located (relative
+// ones against the tool's own cwd field when it has one); a write to any
+// store, or a read of a plan, is denied. With skipCwd (a shell tool) the
+// cwd fields themselves are not checked.
+func (e *env) tool(req Request, k kind, skipCwd bool) Decision {
 	if len(req.Paths) == 0 {
 		return Decision{}
 	}
 	read := k == kindRead
+	base := e.cwd
+	if c, ok := toolCwd(req.Paths); ok {
+		base = cleanPath(joinPath(e.cwd, slashes(e.tildePath(c))))
+	}
 	fields := make([]string, 0, len(req.Paths))
 	for f := range req.Paths {
-		fields = append(fields, f)
+		if !(skipCwd && cwdField(f)) {
+			fields = append(fields, f)
+		}
 	}
 	slices.Sort(fields)
 	for _, f := range fields {
+		dir := base
+		if cwdField(f) {
+			dir = e.cwd
+		}
 		for _, v := range req.Paths[f] {
-			loc := e.locate(e.cwd, v)
+			loc := e.locate(dir, v, false)
 			if guarded(loc.st, read) {
 				rule := "tool:" + req.Tool
 				return deny(toolReason(req.Tool, loc.st, v, loc.resolved, read), rule)

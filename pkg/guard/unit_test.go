@@ -6,7 +6,7 @@ import (
 )
 
 func TestClassify(t *testing.T) {
-	e := &env{extra: []string{"/srv/store"}}
+	e := &env{extra: []string{"/srv/store"}, config: []string{"/cfg/oc/matrixx.jsonc"}, configDirs: []string{"/cfg/oc"}}
 	for _, c := range []struct {
 		p     string
 		taint bool
@@ -33,6 +33,16 @@ func TestClassify(t *testing.T) {
 		{"/srv/store/T-1.json", false, extra},
 		{"/SRV/Store/T-1.json", false, extra},
 		{"/srv/storex/T-1.json", false, outside},
+		{"/p/.matrixx/matrixx.jsonc", false, config},
+		{"/p/.matrixx/MATRIXX.JSON", false, config},
+		{"/p/.matrixx/matrixx.jsonc.bak", false, outside},
+		{"/p/.matrixx/state", false, state},
+		{"/p/.matrixx/state/continue-s.json", false, state},
+		{"/h/.config/opencode/matrixx.jsonc", false, config},
+		{"/h/.config/opencode/other.json", false, outside},
+		{"/cfg/oc/matrixx.jsonc", false, config},
+		{"/cfg/oc", false, configDir},
+		{"/cfg/oc/x", false, outside},
 		{"C:/Users/dev/.matrixx/tasks/T-1.json", false, tasks},
 		{"", false, outside},
 	} {
@@ -81,6 +91,9 @@ func TestToolKind(t *testing.T) {
 		{"mcp__desktop-commander__execute_command", true, kindBash},
 		{"mcp__shell__run", true, kindBash},
 		{"mcp__shell__run", false, kindWrite},
+		{"mcp__desktop-commander__start_process", true, kindBash},
+		{"mcp__x__run_script", true, kindBash},
+		{"mcp__x__exec_cmd", true, kindBash},
 	} {
 		if got := toolKind(c.name, c.command); got != c.want {
 			t.Errorf("toolKind(%q, %v) = %v, want %v", c.name, c.command, got, c.want)
@@ -140,8 +153,13 @@ func TestCodeMention(t *testing.T) {
 		{`open('.matrixx/notepads/x')`, outside},
 		{`print('.matrixx')`, outside},
 		{`open('/srv/store/T-1.json')`, extra},
+		{`open('.matrixx/matrixx.jsonc', 'w')`, config},
+		{`open(os.path.join('.matrixx', 'matrixx.json'), 'w')`, config},
+		{`open('/home/u/.config/opencode/matrixx.jsonc', 'w')`, config},
+		{`open('.matrixx/state/continue.json', 'w')`, state},
 	} {
-		if _, got := codeMention(c.code, []string{"/srv/store"}); got != c.want {
+		e := &env{extra: []string{"/srv/store"}, config: []string{"/home/u/.config/opencode/matrixx.jsonc"}}
+		if _, got := e.codeMention(c.code); got != c.want {
 			t.Errorf("codeMention(%q) = %v, want %v", c.code, got, c.want)
 		}
 	}

@@ -33,7 +33,7 @@ func (s *shell) assign(a *syntax.Assign) {
 	}
 	if a.Append {
 		if old, ok := s.lookup(a.Name.Value); ok {
-			vals = product(slices.Clone(old), vals)
+			vals = s.e.product(slices.Clone(old), vals)
 		}
 	}
 	s.set(a.Name.Value, vals)
@@ -47,14 +47,23 @@ func (s *shell) set(name string, vals []string) {
 	case s.vars == nil:
 		s.vars = make(map[string][]string)
 	case s.sharedVars:
+		s.e.charge(len(s.vars), 0)
 		s.vars = maps.Clone(s.vars)
 	}
 	s.sharedVars = false
 	s.vars[name] = vals
 }
 
-// lookup returns the candidate values of a variable.
+// lookup returns the candidate values of a variable (through the
+// namerefs the command declared: declare -n r=x).
 func (s *shell) lookup(name string) ([]string, bool) {
+	for range 8 {
+		t, ok := s.e.refs[name]
+		if !ok {
+			break
+		}
+		name = t
+	}
 	if v, ok := s.vars[name]; ok {
 		return v, true
 	}

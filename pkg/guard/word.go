@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -27,7 +28,7 @@ func (s *shell) fields(w *syntax.Word) []string {
 
 // appendFields appends the expansion of an argument word to dst.
 func (s *shell) appendFields(dst []string, w *syntax.Word) []string {
-	if w == nil || len(w.Parts) == 0 {
+	if w == nil || len(w.Parts) == 0 || !s.e.charge(1, 0) {
 		return dst
 	}
 	if len(w.Parts) == 1 {
@@ -91,6 +92,9 @@ func (s *shell) parts(ps []syntax.WordPart, q quoting) []string {
 	for i, p := range ps {
 		alts := s.part(p, q, i == 0)
 		if len(alts) == 1 || len(acc) >= maxFields {
+			if !s.e.charge(0, len(acc)*len(alts[0])) {
+				return []string{string(unknown)}
+			}
 			for k := range acc {
 				acc[k].WriteString(alts[0])
 			}
@@ -102,6 +106,9 @@ func (s *shell) parts(ps []syntax.WordPart, q quoting) []string {
 			for _, a := range alts {
 				if len(next) == maxFields {
 					break
+				}
+				if !s.e.charge(0, len(prefix)+len(a)) {
+					return []string{string(unknown)}
 				}
 				next = append(next, strings.Builder{})
 				b := &next[len(next)-1]
@@ -118,12 +125,17 @@ func (s *shell) parts(ps []syntax.WordPart, q quoting) []string {
 	return out
 }
 
-func product(acc, alts []string) []string {
+// product is the cross product of acc and alts (appending to a variable:
+// a+=b), at most maxFields strings; nil when the byte budget is spent.
+func (e *env) product(acc, alts []string) []string {
 	switch len(alts) {
 	case 0:
 		return acc
 	case 1:
 		for i := range acc {
+			if !e.charge(0, len(acc[i])+len(alts[0])) {
+				return nil
+			}
 			acc[i] += alts[0]
 		}
 		return acc
@@ -133,6 +145,9 @@ func product(acc, alts []string) []string {
 		for _, b := range alts {
 			if len(out) == maxFields {
 				return out
+			}
+			if !e.charge(0, len(a)+len(b)) {
+				return nil
 			}
 			out = append(out, a+b)
 		}
@@ -169,6 +184,9 @@ func (s *shell) part(p syntax.WordPart, q quoting, first bool) []string {
 		return []string{"*"}
 	case *syntax.BraceExp:
 		if p.Sequence {
+			if seq := braceSequence(p.Elems); seq != nil {
+				return seq
+			}
 			for _, el := range p.Elems {
 				s.fields(el)
 			}
@@ -200,26 +218,42 @@ func (s *shell) tilde(v string) string {
 }
 
 // param expands a parameter: the candidate values of a variable set in
-// the command, $PWD, $HOME, positional parameters of a nested sh -c, the
-// default word of ${x:-word}; unknown otherwise.
+// the command, $PWD, $HOME, positional parameters, the default word of
+// ${x:-word}, and the removals, replacements and slices of a known value
+// (${p%x}, ${p/a/b}, ${p:1:3}); unknown otherwise. When an operation on a
+// known value cannot be computed, the value itself stands beside the
+// unknown result (a store path in it stays visible).
 func (s *shell) param(pe *syntax.ParamExp, quoted bool) []string {
-	if pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.IsSet || pe.Slice != nil ||
-		pe.Repl != nil || pe.Names != 0 || pe.NestedParam != nil || pe.Flags != nil {
+	if pe.Param == nil || pe.Excl || pe.Width || pe.IsSet || pe.Names != 0 || pe.NestedParam != nil ||
+		pe.Flags != nil {
 		s.nested(pe)
 		return []string{string(unknown)}
+	}
+	if pe.Length {
+		s.nested(pe)
+		return []string{"0"}
 	}
 	if pe.Index != nil {
 		s.nested(pe.Index)
 	}
 	name := pe.Param.Value
 	vals, ok := s.lookup(name)
-	if pe.Exp != nil {
-		switch pe.Exp.Op {
+	switch {
+	case pe.Slice != nil:
+		s.nested(pe.Slice.Offset)
+		s.nested(pe.Slice.Length)
+		if ok {
+			vals = s.sliceVals(vals, pe.Slice)
+		}
+	case pe.Repl != nil:
+		vals, ok = s.replVals(vals, ok, pe.Repl)
+	case pe.Exp != nil:
+		switch op := pe.Exp.Op; op {
 		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
 			alt := s.quotedFields(pe.Exp.Word)
 			if !ok {
 				vals, ok = alt, true
-				if pe.Exp.Op == syntax.AssignUnset || pe.Exp.Op == syntax.AssignUnsetOrNull {
+				if op == syntax.AssignUnset || op == syntax.AssignUnsetOrNull {
 					s.set(name, alt)
 				}
 			} else {
@@ -227,9 +261,14 @@ func (s *shell) param(pe *syntax.ParamExp, quoted bool) []string {
 			}
 		case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
 			vals, ok = append(s.quotedFields(pe.Exp.Word), ""), true
+		case syntax.RemSmallPrefix, syntax.RemLargePrefix, syntax.RemSmallSuffix, syntax.RemLargeSuffix:
+			pat, known := s.pattern(pe.Exp.Word)
+			if ok {
+				vals = s.removeVals(vals, pat, known, op)
+			}
 		default:
-			// Removal of a prefix or suffix, case changes: the value is
-			// approximated by the variable's value.
+			// Case changes (the guard matches without case), zsh's
+			// operators: the value is approximated by the variable's.
 			if pe.Exp.Word != nil {
 				s.quotedFields(pe.Exp.Word)
 			}
@@ -244,7 +283,309 @@ func (s *shell) param(pe *syntax.ParamExp, quoted bool) []string {
 	if quoted {
 		return vals
 	}
-	return splitWS(vals)
+	return s.splitWS(vals)
+}
+
+// maxPatternValue bounds the length of a value a pattern is applied to
+// (the matching costs up to cubic time in it).
+const maxPatternValue = 256
+
+// pattern expands the pattern word of ${p#pat} or ${p/pat/…}: literal and
+// expanded text keep their glob characters, quoted text is escaped. known
+// is false when a part is unknown.
+func (s *shell) pattern(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", true
+	}
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			v := p.Value
+			if p.Dollar {
+				v = ansiC(v)
+			}
+			b.WriteString(escapeGlob(v))
+		default:
+			alts := s.part(p, inDouble, false)
+			if len(alts) != 1 || strings.IndexByte(alts[0], unknown) >= 0 {
+				return "", false
+			}
+			if _, dq := p.(*syntax.DblQuoted); dq {
+				b.WriteString(escapeGlob(alts[0]))
+			} else {
+				b.WriteString(alts[0])
+			}
+		}
+	}
+	return b.String(), true
+}
+
+func escapeGlob(v string) string {
+	if !strings.ContainsAny(v, `*?[\`) {
+		return v
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if strings.IndexByte(`*?[\`, v[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
+}
+
+// removeVals applies ${p#pat}, ${p##pat}, ${p%pat}, ${p%%pat} to every
+// candidate value.
+func (s *shell) removeVals(vals []string, pat string, known bool, op syntax.ParExpOperator) []string {
+	out := make([]string, 0, len(vals)+1)
+	for _, v := range vals {
+		if !known || len(v) > maxPatternValue || strings.IndexByte(v, unknown) >= 0 || !s.e.charge(len(v), 0) {
+			out = append(out, v, string(unknown))
+			continue
+		}
+		r := v
+		switch op {
+		case syntax.RemSmallPrefix:
+			for i := 0; i <= len(v); i++ {
+				if shellMatch(pat, v[:i], false) {
+					r = v[i:]
+					break
+				}
+			}
+		case syntax.RemLargePrefix:
+			for i := len(v); i >= 0; i-- {
+				if shellMatch(pat, v[:i], false) {
+					r = v[i:]
+					break
+				}
+			}
+		case syntax.RemSmallSuffix:
+			for i := len(v); i >= 0; i-- {
+				if shellMatch(pat, v[i:], false) {
+					r = v[:i]
+					break
+				}
+			}
+		case syntax.RemLargeSuffix:
+			for i := 0; i <= len(v); i++ {
+				if shellMatch(pat, v[i:], false) {
+					r = v[:i]
+					break
+				}
+			}
+		}
+		out = append(out, r)
+	}
+	return out[:min(len(out), maxFields)]
+}
+
+// replVals applies ${p/pat/rep} and ${p//pat/rep} (a pattern starting
+// with # or % is anchored at the start or the end). An unknown variable
+// whose replacement is known stands for that replacement as well.
+func (s *shell) replVals(vals []string, ok bool, r *syntax.Replace) ([]string, bool) {
+	pat, known := s.pattern(r.Orig)
+	with := s.quotedFields(r.With)
+	if !ok {
+		out := []string{string(unknown)}
+		for _, w := range with {
+			if strings.IndexByte(w, unknown) < 0 && containsFold(w, "matrixx") {
+				out = append(out, w)
+			}
+		}
+		return out, true
+	}
+	anchor := byte(0)
+	if !r.All && pat != "" && (pat[0] == '#' || pat[0] == '%') {
+		anchor, pat = pat[0], pat[1:]
+	}
+	out := make([]string, 0, len(vals)+1)
+	for _, v := range vals {
+		for _, w := range with {
+			if !known || len(v) > maxPatternValue || strings.IndexByte(v, unknown) >= 0 ||
+				!s.e.charge(len(v)*len(v), len(v)+len(w)) {
+				out = append(out, v, string(unknown))
+				continue
+			}
+			out = append(out, replace(v, pat, w, r.All, anchor))
+		}
+	}
+	return out[:min(len(out), maxFields)], true
+}
+
+// replace is bash's ${v/pat/w} (longest match at the leftmost position).
+func replace(v, pat, w string, all bool, anchor byte) string {
+	if pat == "" {
+		return v
+	}
+	var b strings.Builder
+	i := 0
+	for i <= len(v) {
+		end := -1
+		switch anchor {
+		case '#':
+			if i == 0 {
+				for j := len(v); j >= 0; j-- {
+					if shellMatch(pat, v[:j], false) {
+						end = j
+						break
+					}
+				}
+			}
+		case '%':
+			if shellMatch(pat, v[i:], false) {
+				end = len(v)
+			}
+		default:
+			for j := len(v); j > i; j-- {
+				if shellMatch(pat, v[i:j], false) {
+					end = j
+					break
+				}
+			}
+		}
+		if end < 0 {
+			if anchor == '#' || i == len(v) {
+				break
+			}
+			b.WriteByte(v[i])
+			i++
+			continue
+		}
+		b.WriteString(w)
+		if !all || end == i {
+			if end == i && i < len(v) {
+				b.WriteByte(v[i])
+				end++
+			}
+			b.WriteString(v[end:])
+			return b.String()
+		}
+		i = end
+	}
+	if i < len(v) {
+		b.WriteString(v[i:])
+	}
+	return b.String()
+}
+
+// sliceVals applies ${p:off} and ${p:off:len} with literal numbers; other
+// slices keep the value beside an unknown result.
+func (s *shell) sliceVals(vals []string, sl *syntax.Slice) []string {
+	off, okOff := arithLit(sl.Offset)
+	n, okLen := 0, sl.Length == nil
+	if sl.Length != nil {
+		n, okLen = arithLit(sl.Length)
+	}
+	out := make([]string, 0, len(vals)+1)
+	for _, v := range vals {
+		if !okOff || !okLen || strings.IndexByte(v, unknown) >= 0 {
+			out = append(out, v, string(unknown))
+			continue
+		}
+		a := off
+		if a < 0 {
+			a += len(v)
+		}
+		a = max(0, min(a, len(v)))
+		b := len(v)
+		if sl.Length != nil {
+			if n < 0 {
+				b = len(v) + n
+			} else {
+				b = a + n
+			}
+		}
+		b = max(a, min(b, len(v)))
+		out = append(out, v[a:b])
+	}
+	return out[:min(len(out), maxFields)]
+}
+
+// arithLit reads an arithmetic expression that is a literal integer
+// (possibly negated).
+func arithLit(x syntax.ArithmExpr) (int, bool) {
+	neg := false
+	if u, ok := x.(*syntax.UnaryArithm); ok && u.Op == syntax.Minus && !u.Post {
+		neg, x = true, u.X
+	}
+	w, ok := x.(*syntax.Word)
+	if !ok || len(w.Parts) != 1 {
+		return 0, false
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(l.Value))
+	if err != nil || n > 1<<20 || n < -(1<<20) {
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// braceSequence expands {a..e}, {1..10}, {01..10..2}: nil when it is not
+// a literal sequence of at most maxFields items.
+func braceSequence(elems []*syntax.Word) []string {
+	if len(elems) < 2 || len(elems) > 3 {
+		return nil
+	}
+	lits := make([]string, len(elems))
+	for i, el := range elems {
+		if el == nil || len(el.Parts) != 1 {
+			return nil
+		}
+		l, ok := el.Parts[0].(*syntax.Lit)
+		if !ok {
+			return nil
+		}
+		lits[i] = l.Value
+	}
+	step := 1
+	if len(lits) == 3 {
+		n, err := strconv.Atoi(lits[2])
+		if err != nil || n == 0 {
+			return nil
+		}
+		step = max(n, -n)
+	}
+	from, err1 := strconv.Atoi(lits[0])
+	to, err2 := strconv.Atoi(lits[1])
+	chars := false
+	if err1 != nil || err2 != nil {
+		if len(lits[0]) != 1 || len(lits[1]) != 1 || !isLetter(lits[0][0]) || !isLetter(lits[1][0]) {
+			return nil
+		}
+		from, to, chars = int(lits[0][0]), int(lits[1][0]), true
+	}
+	if (max(from, to)-min(from, to))/step+1 > maxFields {
+		return nil
+	}
+	width := 0
+	if !chars && (len(lits[0]) > 1 && strings.TrimLeft(lits[0], "-")[0] == '0' ||
+		len(lits[1]) > 1 && strings.TrimLeft(lits[1], "-")[0] == '0') {
+		width = max(len(lits[0]), len(lits[1]))
+	}
+	if from > to {
+		step = -step
+	}
+	var out []string
+	for v := from; (step > 0 && v <= to) || (step < 0 && v >= to); v += step {
+		switch {
+		case chars:
+			out = append(out, string(rune(v)))
+		case width > 0:
+			out = append(out, fmt.Sprintf("%0*d", width, v))
+		default:
+			out = append(out, strconv.Itoa(v))
+		}
+	}
+	return out
 }
 
 // subst expands a command substitution: its output when the guard knows
@@ -262,7 +603,7 @@ func (s *shell) subst(list []*syntax.Stmt, quoted bool) []string {
 	if quoted {
 		return vals
 	}
-	return splitWS(vals)
+	return s.splitWS(vals)
 }
 
 // procSubst analyses a process substitution and returns the path it
@@ -281,11 +622,21 @@ func (s *shell) procSubst(p *syntax.ProcSubst) string {
 	return name
 }
 
-// splitWS marks the field boundaries of unquoted expansions.
-func splitWS(vals []string) []string {
+// splitWS marks the field boundaries of unquoted expansions: at blanks
+// and newlines, and at the characters of an IFS the command set (both:
+// splitting more can only show more words).
+func (s *shell) splitWS(vals []string) []string {
+	seps := " \t\n"
+	if ifs, ok := s.vars["IFS"]; ok {
+		for _, v := range ifs {
+			if strings.IndexByte(v, unknown) < 0 && len(seps) < 64 {
+				seps += v
+			}
+		}
+	}
 	var out []string
 	for i, v := range vals {
-		if !strings.ContainsAny(v, " \t\n") {
+		if !strings.ContainsAny(v, seps) {
 			if out != nil {
 				out = append(out, v)
 			}
@@ -295,7 +646,7 @@ func splitWS(vals []string) []string {
 			out = append(make([]string, 0, len(vals)), vals[:i]...)
 		}
 		out = append(out, strings.Map(func(r rune) rune {
-			if r == ' ' || r == '\t' || r == '\n' {
+			if strings.ContainsRune(seps, r) {
 				return fieldSep
 			}
 			return r

@@ -8,6 +8,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/guard"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
 )
 
 // The hook events of Claude Code that matrixx-hook answers (DESIGN §3).
@@ -40,8 +41,9 @@ type Event struct {
 	AgentID        string
 	AgentType      string
 	StopHookActive bool
-	// Background counts background_tasks entries still running (entries
-	// whose status is not a finished state).
+	// Background counts background_tasks entries still running: objects
+	// whose status is absent or a string that is not a finished state;
+	// malformed entries do not count (see background).
 	Background int
 	// Input is what the hooks need of tool_input.
 	Input ToolInput
@@ -54,8 +56,17 @@ type Event struct {
 // ToolInput is the useful part of tool_input: Bash's command and every
 // path-like string field (guard.IsPathField) at any depth.
 type ToolInput struct {
+	// Command is the top-level command string; for tools without one (MCP
+	// tools that run commands), the top-level cmd or script string.
 	Command string
-	Paths   map[string][]string
+	// Argv is a top-level command or cmd given as an array of strings;
+	// Args the strings of a top-level args, arguments or argv array (MCP
+	// tools that take a program and its arguments).
+	Argv, Args []string
+	Paths      map[string][]string
+	// Truncated is set when values were left out: path values past
+	// maxPaths, or objects and arrays nested deeper than maxDepth.
+	Truncated bool
 	// Present is set when tool_input was an object.
 	Present bool
 }
@@ -86,6 +97,11 @@ var finishedStatus = map[string]bool{
 type decoder struct {
 	dec *jsontext.Decoder
 	ev  *Event
+	// values counts the path and argument values collected (at most
+	// maxPaths); cmdRank ranks where Command came from (command over cmd
+	// over script).
+	values  int
+	cmdRank int
 }
 
 // Decode reads one event object from r, streaming: large values are skipped
@@ -110,7 +126,7 @@ func (d *decoder) event() error {
 		return err
 	}
 	if tok.Kind() != '{' {
-		return fmt.Errorf("the event is %s, not a JSON object", kindName(tok.Kind()))
+		return fmt.Errorf("the event is %s, not a JSON object", input.KindName(tok.Kind()))
 	}
 	for d.dec.PeekKind() != '}' {
 		name, err := d.name()
@@ -204,12 +220,17 @@ func (d *decoder) skip(name, want string) error {
 		return err
 	}
 	if k != 'n' {
-		d.ev.Problems = append(d.ev.Problems, fmt.Sprintf("%s is %s, not %s (ignored)", name, kindName(k), want))
+		d.ev.Problems = append(d.ev.Problems, fmt.Sprintf("%s is %s, not %s (ignored)", name, input.KindName(k), want))
 	}
 	return d.dec.SkipValue()
 }
 
-// background counts running entries of background_tasks.
+// background counts running entries of background_tasks (H10): an entry
+// counts only when it is an object whose "status" is absent or a string
+// that is not a finished state (finishedStatus, any case). Anything else —
+// null, a bare string or number, an object whose status is not a string —
+// is malformed: it does not count and is noted in Problems, so a host bug
+// can never keep an agent from being held to its tasks.
 func (d *decoder) background() error {
 	if d.dec.PeekKind() != '[' {
 		return d.skip("background_tasks", "an array")
@@ -217,13 +238,12 @@ func (d *decoder) background() error {
 	if _, err := d.dec.ReadToken(); err != nil {
 		return err
 	}
-	for d.dec.PeekKind() != ']' {
-		if d.dec.PeekKind() != '{' {
-			// A bare entry (an id string, say) counts as running work.
-			if d.dec.PeekKind() == 0 {
+	for i := 0; d.dec.PeekKind() != ']'; i++ {
+		if k := d.dec.PeekKind(); k != '{' {
+			if k == 0 {
 				return d.skip("background_tasks", "an array")
 			}
-			d.ev.Background++
+			d.ev.Problems = append(d.ev.Problems, fmt.Sprintf("background_tasks[%d] is %s, not an object (not counted)", i, input.KindName(k)))
 			if err := d.dec.SkipValue(); err != nil {
 				return err
 			}
@@ -232,28 +252,36 @@ func (d *decoder) background() error {
 		if _, err := d.dec.ReadToken(); err != nil {
 			return err
 		}
-		status := ""
+		status, ok := "", true
 		for d.dec.PeekKind() != '}' {
 			name, err := d.name()
 			if err != nil {
 				return err
 			}
-			if name == "status" && d.dec.PeekKind() == '"' {
-				tok, err := d.dec.ReadToken()
-				if err != nil {
+			if name != "status" {
+				if err := d.dec.SkipValue(); err != nil {
 					return err
 				}
-				status = strings.ToLower(tok.String())
 				continue
 			}
-			if err := d.dec.SkipValue(); err != nil {
+			if k := d.dec.PeekKind(); k != '"' {
+				ok = false
+				d.ev.Problems = append(d.ev.Problems, fmt.Sprintf("background_tasks[%d].status is %s, not a string (not counted)", i, input.KindName(k)))
+				if err := d.dec.SkipValue(); err != nil {
+					return err
+				}
+				continue
+			}
+			tok, err := d.dec.ReadToken()
+			if err != nil {
 				return err
 			}
+			status = strings.ToLower(strings.TrimSpace(tok.String()))
 		}
 		if _, err := d.dec.ReadToken(); err != nil {
 			return err
 		}
-		if !finishedStatus[status] {
+		if ok && !finishedStatus[status] {
 			d.ev.Background++
 		}
 	}
@@ -268,6 +296,7 @@ func (d *decoder) input(depth int, field string) error {
 	switch k := d.dec.PeekKind(); {
 	case k == '{':
 		if depth >= maxDepth {
+			d.ev.Input.Truncated = true
 			return d.dec.SkipValue()
 		}
 		if _, err := d.dec.ReadToken(); err != nil {
@@ -279,12 +308,22 @@ func (d *decoder) input(depth int, field string) error {
 				return err
 			}
 			switch {
-			case depth == 0 && name == "command" && d.dec.PeekKind() == '"':
+			case depth == 0 && commandRank(name) > 0 && d.dec.PeekKind() == '"':
 				tok, err := d.dec.ReadToken()
 				if err != nil {
 					return err
 				}
-				d.ev.Input.Command = tok.String()
+				if r := commandRank(name); r >= d.cmdRank {
+					d.ev.Input.Command, d.cmdRank = tok.String(), r
+				}
+			case depth == 0 && (name == "command" || name == "cmd") && d.dec.PeekKind() == '[':
+				if err := d.stringArray(&d.ev.Input.Argv); err != nil {
+					return err
+				}
+			case depth == 0 && (name == "args" || name == "arguments" || name == "argv") && d.dec.PeekKind() == '[':
+				if err := d.stringArray(&d.ev.Input.Args); err != nil {
+					return err
+				}
 			case guard.IsPathField(name):
 				if err := d.pathValue(name); err != nil {
 					return err
@@ -305,6 +344,7 @@ func (d *decoder) input(depth int, field string) error {
 		return err
 	case k == '[':
 		if depth >= maxDepth {
+			d.ev.Input.Truncated = true
 			return d.dec.SkipValue()
 		}
 		if _, err := d.dec.ReadToken(); err != nil {
@@ -335,9 +375,12 @@ func (d *decoder) pathValue(name string) error {
 		if d.ev.Input.Paths == nil {
 			d.ev.Input.Paths = map[string][]string{}
 		}
-		if d.pathCount() < maxPaths {
-			d.ev.Input.Paths[name] = append(d.ev.Input.Paths[name], s)
+		if d.values >= maxPaths {
+			d.ev.Input.Truncated = true
+			return
 		}
+		d.values++
+		d.ev.Input.Paths[name] = append(d.ev.Input.Paths[name], s)
 	}
 	switch d.dec.PeekKind() {
 	case '"':
@@ -372,12 +415,51 @@ func (d *decoder) pathValue(name string) error {
 	return d.dec.SkipValue()
 }
 
-func (d *decoder) pathCount() int {
-	n := 0
-	for _, v := range d.ev.Input.Paths {
-		n += len(v)
+// commandRank ranks the top-level fields that carry a shell command:
+// command, then cmd, then script; 0 for other fields.
+func commandRank(name string) int {
+	switch name {
+	case "command":
+		return 3
+	case "cmd":
+		return 2
+	case "script":
+		return 1
 	}
-	return n
+	return 0
+}
+
+// stringArray collects the string elements of an array into dst (other
+// elements are walked for path fields), counting them against maxPaths.
+func (d *decoder) stringArray(dst *[]string) error {
+	if _, err := d.dec.ReadToken(); err != nil {
+		return err
+	}
+	for d.dec.PeekKind() != ']' {
+		switch d.dec.PeekKind() {
+		case '"':
+			tok, err := d.dec.ReadToken()
+			if err != nil {
+				return err
+			}
+			if d.values >= maxPaths {
+				d.ev.Input.Truncated = true
+				continue
+			}
+			d.values++
+			*dst = append(*dst, tok.String())
+		case '{', '[':
+			if err := d.input(1, ""); err != nil {
+				return err
+			}
+		default:
+			if err := d.dec.SkipValue(); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := d.dec.ReadToken()
+	return err
 }
 
 // response reads tool_response: a string, an array of text blocks, or an
@@ -484,22 +566,4 @@ func (d *decoder) blocks() error {
 	}
 	_, err := d.dec.ReadToken()
 	return err
-}
-
-func kindName(k jsontext.Kind) string {
-	switch k {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case '0':
-		return "a number"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "not JSON"
 }

@@ -101,10 +101,27 @@ func TestDecodeOddShapes(t *testing.T) {
 			}},
 		{"background entries", `{"background_tasks":[{"status":"running"},{"status":"Completed"},{"id":"x"},"bare",{"status":"killed"}]}`,
 			func(t *testing.T, ev *Event, err error) {
-				if err != nil || ev.Background != 3 {
-					t.Errorf("err %v, background %d", err, ev.Background)
+				if err != nil || ev.Background != 2 || len(ev.Problems) != 1 {
+					t.Errorf("err %v, background %d, problems %q", err, ev.Background, ev.Problems)
 				}
 			}},
+		// H10: only objects whose status is absent or an unfinished string
+		// count; malformed entries never let an agent stop.
+		{"background null entry", `{"background_tasks":[null]}`, func(t *testing.T, ev *Event, err error) {
+			if err != nil || ev.Background != 0 || len(ev.Problems) != 1 {
+				t.Errorf("err %v, background %d, problems %q", err, ev.Background, ev.Problems)
+			}
+		}},
+		{"background bare id", `{"background_tasks":["bg_1",7,true,[]]}`, func(t *testing.T, ev *Event, err error) {
+			if err != nil || ev.Background != 0 || len(ev.Problems) != 4 {
+				t.Errorf("err %v, background %d, problems %q", err, ev.Background, ev.Problems)
+			}
+		}},
+		{"background status not a string", `{"background_tasks":[{"status":5},{"status":null},{"status":{"s":"running"}},{"id":"b","status":" Running "}]}`, func(t *testing.T, ev *Event, err error) {
+			if err != nil || ev.Background != 1 || len(ev.Problems) != 3 {
+				t.Errorf("err %v, background %d, problems %q", err, ev.Background, ev.Problems)
+			}
+		}},
 		{"response as string, blocks and content", `{"tool_response":{"content":[{"type":"text","text":"a"},{"type":"image","text":"no"},"b"]}}`,
 			func(t *testing.T, ev *Event, err error) {
 				if err != nil || !reflect.DeepEqual(ev.Response.Text, []string{"a", "b"}) {

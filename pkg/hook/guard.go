@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/guard"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
 
 // preToolUse is task-edit-guard (spec §8.2, D13): it builds a guard.Request
@@ -14,7 +16,7 @@ import (
 // command nor a path field gets no opinion without any file access.
 func (r *Runner) preToolUse(ev *Event, sc *scan) any {
 	in := ev.Input
-	if in.Command == "" && len(in.Paths) == 0 {
+	if in.Command == "" && len(in.Paths) == 0 && len(in.Argv) == 0 && len(in.Args) == 0 && !in.Truncated {
 		r.log.Printf(NameGuard, "no command and no path field: no opinion")
 		return nil
 	}
@@ -32,12 +34,22 @@ func (r *Runner) preToolUse(ev *Event, sc *scan) any {
 		return nil
 	}
 	req := guard.Request{Tool: ev.Tool, Cwd: ev.Cwd, Command: in.Command, Paths: in.Paths}
+	if len(in.Argv) > 0 || len(in.Args) > 0 {
+		req.Args = append(append(req.Args, in.Argv...), in.Args...)
+	}
 	if req.Cwd == "" {
 		req.Cwd = p.root
 	}
 	if def := filepath.Join(p.root, ".matrixx", "tasks"); filepath.Clean(p.store.Dir) != def {
 		req.Extra = append(req.Extra, p.store.Dir)
 	}
+	// The config files the hooks read and the hooks' state: the agent
+	// must not switch a hook off or reset its counters.
+	req.Config = append(req.Config, filepath.Join(p.root, ".matrixx", config.FileName), filepath.Join(p.root, ".matrixx", "matrixx.json"))
+	if oc := r.openCodeDir(); oc != "" {
+		req.Config = append(req.Config, filepath.Join(oc, config.FileName), filepath.Join(oc, "matrixx.json"))
+	}
+	req.State = append(req.State, StateDir(p.root))
 	cut := trimCut(&req)
 	check := r.Check
 	if check == nil {
@@ -53,6 +65,11 @@ func (r *Runner) preToolUse(ev *Event, sc *scan) any {
 		r.log.Printf(NameGuard, "deny (rule oversized): a cut value and a guarded path in the raw event")
 		return deny(reason)
 	}
+	if in.Truncated && targetsGuarded(ev, sc) {
+		reason := fmt.Sprintf("matrixx-hook: this tool call has more path values than it checks (over %d, or nested deeper than %d levels) and mentions .matrixx/plans or .matrixx/tasks, so it is refused. Change tasks only with task-create/task-update and plans only with the plan binary, or split the call.", maxPaths, maxDepth)
+		r.log.Printf(NameGuard, "deny (rule truncated): values left out and a guarded path in the raw event")
+		return deny(reason)
+	}
 	r.log.Printf(NameGuard, "allow: %s", describe(req, d))
 	return nil
 }
@@ -63,6 +80,11 @@ func trimCut(req *guard.Request) bool {
 	cut := false
 	if c, ok := strings.CutSuffix(req.Command, "\x00"); ok {
 		req.Command, cut = c, true
+	}
+	for i, v := range req.Args {
+		if c, ok := strings.CutSuffix(v, "\x00"); ok {
+			req.Args[i], cut = c, true
+		}
 	}
 	for k, vs := range req.Paths {
 		for i, v := range vs {
@@ -91,21 +113,35 @@ func readOnlyTool(name string) bool {
 // mention .matrixx/plans, whose generic reads are denied too); otherwise
 // say nothing.
 func (r *Runner) guardFailure(ev *Event, sc *scan, err error) any {
-	var targets bool
-	switch {
-	case ev.Tool == "":
-		targets = false
-	case readOnlyTool(ev.Tool):
-		targets = sc.GuardedPlans
-	default:
-		targets = sc.Guarded
-	}
-	if !targets {
+	if !targetsGuarded(ev, sc) {
 		r.log.Printf(NameGuard, "failed open (the event does not clearly target a guarded path): %v", err)
 		return nil
 	}
 	r.log.Printf(NameGuard, "deny (rule fail-closed): %v", err)
 	return deny(fmt.Sprintf("matrixx-hook could not check this tool call (%v) and it mentions .matrixx/plans or .matrixx/tasks, so it is refused to be safe. Change tasks only with task-create/task-update and plans only with the plan binary.", shorten(err.Error(), 200)))
+}
+
+// targetsGuarded reports whether the raw event clearly targets a guarded
+// path: its tool_name was read, and its raw bytes mention .matrixx/plans
+// or .matrixx/tasks (for the read-only tools: .matrixx/plans, whose
+// generic reads are denied too).
+func targetsGuarded(ev *Event, sc *scan) bool {
+	switch {
+	case ev.Tool == "":
+		return false
+	case readOnlyTool(ev.Tool):
+		return sc.GuardedPlans
+	}
+	return sc.Guarded
+}
+
+// openCodeDir is the user config directory config.Load reads ("" when
+// the environment names none).
+func (r *Runner) openCodeDir() string {
+	if r.Env.Home != nil || r.Env.Getenv("OPENCODE_CONFIG_DIR") != "" || r.Env.Getenv("XDG_CONFIG_HOME") != "" {
+		return project.OpenCodeDir(r.Env)
+	}
+	return ""
 }
 
 // describe summarises a request for the log.

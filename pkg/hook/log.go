@@ -15,6 +15,8 @@ import (
 //	2026-09-27T16:20:10.393Z matrixx-hook[4242] PreToolUse Bash task-edit-guard: deny (rule bash-redirect): …
 //
 // A log file that cannot be opened is reported once on stderr and ignored.
+// The lines hold whole commands and paths, so a log file is created
+// readable by its owner only (0600); an existing file keeps its mode.
 type Log struct {
 	out   []io.Writer
 	file  *os.File
@@ -30,7 +32,7 @@ func openLog(getenv func(string) string, stderr io.Writer, now func() time.Time)
 		l.out = append(l.out, stderr)
 	}
 	if path := getenv("MATRIXX_HOOK_LOG"); path != "" {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			fmt.Fprintf(stderr, "matrixx-hook: MATRIXX_HOOK_LOG: %v (logging to it is off)\n", err)
 		} else {

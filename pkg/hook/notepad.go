@@ -2,6 +2,7 @@ package hook
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"strings"
 
@@ -11,17 +12,24 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-// maxFilterInput is how much of its input `matrixx-hook notepad` holds to
-// find the task tools' answers in it: 64 MiB. Input past that still passes
-// through unchanged, but no notepad is written for it.
-const maxFilterInput = 64 << 20
+// What `matrixx-hook notepad` keeps of its input to find the task tools'
+// answers in, while it copies the input to its output as it reads it: the
+// first FilterHead bytes and the last FilterTail bytes. Input of any size
+// passes through unchanged; an answer that lies wholly beyond the first 8
+// MiB and before the last 1 MiB of a longer input is not read.
+const (
+	FilterHead = 8 << 20
+	FilterTail = 1 << 20
+)
 
 // postToolUse is task-notepad-writer (spec §8.5, notepad spec, D14) on a
 // PostToolUse event. It recognises task creation and completion in two
 // shapes:
 //
-//   - Bash whose command mentions task-create (task-update): the create
-//     envelopes (update answers) in tool_response.stdout;
+//   - Bash whose command runs task-create (task-update) (taskCalls: the
+//     parsed command line, not a mention in a comment or a string): the
+//     create answers (update answers) in tool_response.stdout, found by
+//     notepad.ParseAnswers;
 //   - an MCP tool mcp__<server>__task_create (task_update): the same
 //     documents in tool_response, a string or an array of text blocks.
 //
@@ -30,6 +38,10 @@ const maxFilterInput = 64 << 20
 func (r *Runner) postToolUse(ev *Event, _ *scan) any {
 	create, update := recognise(ev)
 	if !create && !update {
+		if ev.Tool == "Bash" && (strings.Contains(ev.Input.Command, binCreate) || strings.Contains(ev.Input.Command, binUpdate)) {
+			r.log.Printf(NameNotepad, "the command mentions task-create/task-update but does not run it (a comment, a string, an argument): nothing to do")
+			return nil
+		}
 		r.log.Printf(NameNotepad, "not a task-create/task-update call: nothing to do")
 		return nil
 	}
@@ -50,8 +62,7 @@ func (r *Runner) postToolUse(ev *Event, _ *scan) any {
 // recognise says whether the event is a task creation and/or an update.
 func recognise(ev *Event) (create, update bool) {
 	if ev.Tool == "Bash" {
-		c := ev.Input.Command
-		return strings.Contains(c, "task-create"), strings.Contains(c, "task-update")
+		return taskCalls(ev.Input.Command)
 	}
 	if !strings.HasPrefix(ev.Tool, "mcp__") {
 		return false, false
@@ -127,17 +138,17 @@ func (r *Runner) logResult(id string, res notepad.Result, err error) {
 }
 
 // notepadFilter is `matrixx-hook notepad`. Its input is either a hook event
-// (see isEvent: handled as PostToolUse, nothing on stdout) or the output of task-create/task-update in a pipeline
-// (`task-create < in.json | matrixx-hook notepad`): then stdin is copied to
-// stdout byte for byte first, and the notepads are written after. As a
-// filter it waits for its input like any filter (no deadline).
+// (see isEvent: handled as PostToolUse, nothing on stdout) or the output of
+// task-create/task-update in a pipeline (`task-create < in.json |
+// matrixx-hook notepad`): then stdin is copied to stdout byte for byte as it
+// is read, keeping only the first FilterHead and the last FilterTail bytes,
+// and the notepads are written at the end. As a filter it waits for its
+// input like any filter (no deadline). Memory stays bounded whatever the
+// input's size.
 func (r *Runner) notepadFilter(stdin io.Reader) {
-	data, err := io.ReadAll(io.LimitReader(stdin, maxFilterInput+1))
-	if err != nil {
-		r.log.Printf(NameNotepad, "reading stdin: %v", err)
-	}
-	if isEvent(data) {
-		sc := newScan(bytes.NewReader(data), MaxString)
+	rec := &recorder{r: stdin, max: FilterHead}
+	if isEvent(rec) {
+		sc := newScan(io.MultiReader(bytes.NewReader(rec.buf), stdin), MaxString)
 		ev, err := Decode(sc)
 		r.log.at(ev)
 		if err != nil {
@@ -151,18 +162,36 @@ func (r *Runner) notepadFilter(stdin io.Reader) {
 		r.protect(handler{name: NameNotepad, run: r.postToolUse}, ev, sc)
 		return
 	}
-	if _, err := r.Stdout.Write(data); err != nil {
-		r.log.Printf(NameNotepad, "writing stdout: %v", err)
-	}
-	if len(data) > maxFilterInput {
-		if _, err := io.Copy(r.Stdout, stdin); err != nil {
-			r.log.Printf(NameNotepad, "writing stdout: %v", err)
+	out := &passThrough{w: r.Stdout, log: r.log}
+	out.write(rec.buf)
+	kept := keeper{head: rec.buf, total: len(rec.buf)}
+	if rec.err == nil || rec.err == errRecorderFull {
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := stdin.Read(buf)
+			out.write(buf[:n])
+			kept.add(buf[:n])
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				r.log.Printf(NameNotepad, "reading stdin: %v", err)
+				break
+			}
 		}
-		r.log.Printf(NameNotepad, "input over %d bytes: passed through, no notepads", maxFilterInput)
-		return
+	} else if rec.err != io.EOF {
+		r.log.Printf(NameNotepad, "reading stdin: %v", rec.err)
 	}
 	r.protect(handler{name: NameNotepad, run: func(*Event, *scan) any {
-		a := notepad.ParseAnswers(data, true, true)
+		var a notepad.Answers
+		for _, part := range kept.parts() {
+			got := notepad.ParseAnswers(part, true, true)
+			a.Created = append(a.Created, got.Created...)
+			a.Updated = append(a.Updated, got.Updated...)
+		}
+		if kept.total > FilterHead+FilterTail {
+			r.log.Printf(NameNotepad, "input of %d bytes: answers looked for in its first %d and last %d bytes", kept.total, FilterHead, FilterTail)
+		}
 		if len(a.Created) == 0 && len(a.Updated) == 0 {
 			r.log.Printf(NameNotepad, "no task answer on stdin: passed through")
 			return nil
@@ -172,11 +201,121 @@ func (r *Runner) notepadFilter(stdin io.Reader) {
 	}}, &Event{}, nil)
 }
 
-// isEvent reports whether data starts with a JSON object that has a member
-// only hook events have (hook_event_name, session_id, transcript_path,
-// tool_name); task answers have none of them.
-func isEvent(data []byte) bool {
-	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+// errRecorderFull ends a recorder's input once it holds max bytes.
+var errRecorderFull = errors.New("recorded enough")
+
+// recorder reads from r and keeps every byte it hands out, up to max; past
+// that it reports errRecorderFull. err is the last error seen.
+type recorder struct {
+	r   io.Reader
+	max int
+	buf []byte
+	err error
+}
+
+func (c *recorder) Read(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	if room := c.max - len(c.buf); room <= 0 {
+		c.err = errRecorderFull
+		return 0, c.err
+	} else if len(p) > room {
+		p = p[:room]
+	}
+	n, err := c.r.Read(p)
+	c.buf = appendDoubling(c.buf, p[:n], c.max)
+	if err != nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// passThrough writes the filter's output; after a write error (the reader
+// went away) it writes nothing more but the input is still read to the end.
+type passThrough struct {
+	w      io.Writer
+	log    *Log
+	failed bool
+}
+
+func (o *passThrough) write(b []byte) {
+	if o.failed || len(b) == 0 {
+		return
+	}
+	if _, err := o.w.Write(b); err != nil {
+		o.failed = true
+		o.log.Printf(NameNotepad, "writing stdout: %v", err)
+	}
+}
+
+// keeper keeps the first FilterHead bytes of a stream (head) and the last
+// FilterTail bytes after them (tail).
+type keeper struct {
+	head, tail []byte
+	total      int
+}
+
+func (k *keeper) add(b []byte) {
+	k.total += len(b)
+	if room := FilterHead - len(k.head); room > 0 {
+		n := min(room, len(b))
+		k.head = appendDoubling(k.head, b[:n], FilterHead)
+		b = b[n:]
+	}
+	if len(b) == 0 {
+		return
+	}
+	if k.tail == nil {
+		k.tail = make([]byte, 0, 2*FilterTail+len(b))
+	}
+	k.tail = append(k.tail, b...)
+	if len(k.tail) > 2*FilterTail {
+		k.tail = append(k.tail[:0], k.tail[len(k.tail)-FilterTail:]...)
+	}
+}
+
+// appendDoubling appends b to buf, growing it by doubling (at most to
+// limit bytes of capacity when that is enough), so that filling a buffer of
+// n bytes allocates about 2n, not the 5n of append's growth for large
+// slices.
+func appendDoubling(buf, b []byte, limit int) []byte {
+	if need := len(buf) + len(b); need > cap(buf) {
+		c := max(2*cap(buf), need, 4096)
+		if c > limit && need <= limit {
+			c = limit
+		}
+		nb := make([]byte, len(buf), c)
+		copy(nb, buf)
+		buf = nb
+	}
+	return append(buf, b...)
+}
+
+// parts returns what to look for answers in: the whole input when it was
+// kept whole, else the head and the tail from its first full line.
+func (k *keeper) parts() [][]byte {
+	if len(k.tail) > FilterTail {
+		k.tail = k.tail[len(k.tail)-FilterTail:]
+	}
+	if k.total <= len(k.head)+len(k.tail) {
+		return [][]byte{append(k.head, k.tail...)}
+	}
+	tail := k.tail
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 {
+		tail = tail[i+1:]
+	} else {
+		tail = nil
+	}
+	return [][]byte{k.head, tail}
+}
+
+// isEvent reports whether the input starts with a JSON object that has a
+// member only hook events have (hook_event_name, session_id,
+// transcript_path, tool_name); task answers have none of them. It reads no
+// further than the first such member, or the end of the first object.
+func isEvent(in io.Reader) bool {
+	dec := jsontext.NewDecoder(in, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return false
 	}

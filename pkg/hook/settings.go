@@ -2,6 +2,7 @@ package hook
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -99,9 +100,17 @@ type SettingsResult struct {
 	Data []byte
 	// Changed is false when the file already said the same.
 	Changed bool
-	// DroppedComments is set when the input had comments, which the
-	// rewritten file does not keep.
+	// DroppedComments is set when the input had comments (or trailing
+	// commas' company: any JSONC), which the rewritten file does not keep:
+	// Claude Code reads settings as strict JSON and ignores a whole file
+	// that has comments, so keeping them would leave the hooks inactive.
 	DroppedComments bool
+	// Empty is set when the result is an empty object ({}), as uninstall
+	// leaves a file that held nothing but our hooks.
+	Empty bool
+	// HooksDisabled is set when the file sets "disableAllHooks": true
+	// (Claude Code then runs no hook at all).
+	HooksDisabled bool
 }
 
 // settingsGroup is one matcher group as install writes it.
@@ -118,10 +127,18 @@ type settingsHook struct {
 // Install adds (or brings up to date) one matcher group per Entries item
 // running command, in settings (a Claude Code settings file: JSON, comments
 // and trailing commas tolerated; empty means {}). Every other key, event and
-// entry is kept in its order. An event that already holds exactly our group
-// and no other handler of ours is left as it is; otherwise our handlers are
-// removed from it (a group emptied by that goes too) and a fresh group is
-// appended.
+// entry is kept in its order. Per event:
+//
+//   - exactly one handler of ours, alone in its group: brought up to date in
+//     place (the group's matcher, the handler's type and command), keeping
+//     every other key of the group and the handler (a "timeout", say);
+//   - otherwise our handlers are removed (a group emptied by that goes too)
+//     and a fresh group is appended, whose handler keeps the other keys of
+//     the first handler of ours that was there.
+//
+// A file where Claude Code would not see what install writes is refused:
+// duplicate "hooks" keys at the top level, or a duplicate key anywhere in
+// "hooks" (Claude Code, like JSON.parse, keeps only the last one).
 func Install(settings []byte, command string) (SettingsResult, error) {
 	root, res, err := parseSettings(settings)
 	if err != nil {
@@ -144,22 +161,130 @@ func Install(settings []byte, command string) (SettingsResult, error) {
 		if !ok {
 			return res, fmt.Errorf(`"hooks.%s" is not an array`, e.Event)
 		}
-		if upToDate(arr, e, command) {
+		ours := oursIn(arr)
+		if len(ours) == 1 && len(groupHandlers(&arr.Elements[ours[0].group]).Elements) == 1 {
+			if err := updateInPlace(&arr.Elements[ours[0].group], ours[0].handler, e, command); err != nil {
+				return res, err
+			}
 			continue
 		}
+		var extra []hujson.ObjectMember
+		if len(ours) > 0 {
+			extra = extraMembers(&groupHandlers(&arr.Elements[ours[0].group]).Elements[ours[0].handler])
+		}
 		removeOurs(arr)
-		g := settingsGroup{Matcher: e.Matcher, Hooks: []settingsHook{{Type: "command", Command: command}}}
-		b, err := json.Marshal(g)
+		g, err := newGroup(e, command, extra)
 		if err != nil {
 			return res, err
 		}
-		v, err := hujson.Parse(b)
-		if err != nil {
-			return res, err
-		}
-		arr.Elements = append(arr.Elements, v)
+		arr.Elements = append(arr.Elements, g)
 	}
 	return finish(root, settings, res)
+}
+
+// ourHandler locates a handler of ours: arr.Elements[group]'s hooks
+// array, element handler.
+type ourHandler struct{ group, handler int }
+
+// oursIn lists the handlers of ours in an event's groups.
+func oursIn(arr *hujson.Array) []ourHandler {
+	var out []ourHandler
+	for i := range arr.Elements {
+		hs := groupHandlers(&arr.Elements[i])
+		if hs == nil {
+			continue
+		}
+		for j := range hs.Elements {
+			if c, ok := handlerCommand(&hs.Elements[j]); ok && IsOurs(c) {
+				out = append(out, ourHandler{i, j})
+			}
+		}
+	}
+	return out
+}
+
+// updateInPlace brings a group holding only our handler up to date: e's
+// matcher (none for events without one), type "command" and command. Other
+// members stay where they are.
+func updateInPlace(g *hujson.Value, handler int, e Entry, command string) error {
+	obj := g.Value.(*hujson.Object)
+	if e.Matcher == "" {
+		removeMember(obj, "matcher")
+	} else if err := setMember(obj, "matcher", e.Matcher); err != nil {
+		return err
+	}
+	h := groupHandlers(g).Elements[handler].Value.(*hujson.Object)
+	if err := setMember(h, "type", "command"); err != nil {
+		return err
+	}
+	return setMember(h, "command", command)
+}
+
+// setMember sets obj[name] to the string value, in place when present,
+// else as the first member.
+func setMember(obj *hujson.Object, name, value string) error {
+	for i := range obj.Members {
+		if memberName(obj.Members[i]) == name {
+			obj.Members[i].Value.Value = hujson.String(value)
+			return nil
+		}
+	}
+	obj.Members = append([]hujson.ObjectMember{{Name: hujson.Value{Value: hujson.String(name)}, Value: hujson.Value{Value: hujson.String(value)}}}, obj.Members...)
+	return nil
+}
+
+// removeMember removes every obj[name].
+func removeMember(obj *hujson.Object, name string) {
+	kept := obj.Members[:0]
+	for _, m := range obj.Members {
+		if memberName(m) != name {
+			kept = append(kept, m)
+		}
+	}
+	obj.Members = kept
+}
+
+func memberName(m hujson.ObjectMember) string {
+	if lit, ok := m.Name.Value.(hujson.Literal); ok {
+		return lit.String()
+	}
+	return ""
+}
+
+// extraMembers returns a handler's members other than type and command
+// (timeout, statusMessage, …), to carry over to the handler that replaces
+// it.
+func extraMembers(h *hujson.Value) []hujson.ObjectMember {
+	obj, ok := h.Value.(*hujson.Object)
+	if !ok {
+		return nil
+	}
+	var out []hujson.ObjectMember
+	for _, m := range obj.Members {
+		if n := memberName(m); n != "type" && n != "command" {
+			out = append(out, hujson.ObjectMember{Name: m.Name.Clone(), Value: m.Value.Clone()})
+		}
+	}
+	return out
+}
+
+// newGroup is e's matcher group running command, its handler carrying the
+// extra members.
+func newGroup(e Entry, command string, extra []hujson.ObjectMember) (hujson.Value, error) {
+	g := settingsGroup{Matcher: e.Matcher, Hooks: []settingsHook{{Type: "command", Command: command}}}
+	b, err := json.Marshal(g)
+	if err != nil {
+		return hujson.Value{}, err
+	}
+	v, err := hujson.Parse(b)
+	if err != nil {
+		return hujson.Value{}, err
+	}
+	if len(extra) > 0 {
+		h := groupHandlers(&v).Elements[0].Value.(*hujson.Object)
+		h.Members = append(h.Members, extra...)
+	}
+	return v, nil
 }
 
 // Uninstall removes every handler of ours (IsOurs) from every event of
@@ -216,10 +341,43 @@ func parseSettings(data []byte) (*hujson.Value, SettingsResult, error) {
 	}
 	res.DroppedComments = hasComments(&v)
 	v.Standardize()
-	if _, ok := v.Value.(*hujson.Object); !ok {
+	obj, ok := v.Value.(*hujson.Object)
+	if !ok {
 		return nil, res, fmt.Errorf("the top level is not a JSON object")
 	}
+	if err := checkDuplicates(obj); err != nil {
+		return nil, res, err
+	}
 	return &v, res, nil
+}
+
+// checkDuplicates refuses duplicate keys where Claude Code would read
+// something else than install edits: "hooks" twice at the top level, or a
+// duplicate key anywhere inside "hooks". Claude Code keeps the last of
+// duplicate keys, install and uninstall would edit the first.
+func checkDuplicates(obj *hujson.Object) error {
+	var hooks *hujson.Value
+	for i, m := range obj.Members {
+		if memberName(m) != "hooks" {
+			continue
+		}
+		if hooks != nil {
+			return fmt.Errorf(`"hooks" appears more than once; Claude Code reads only the last one, so hooks written into the first would never run: merge them into one "hooks" object`)
+		}
+		hooks = &obj.Members[i].Value
+	}
+	if hooks == nil {
+		return nil
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(hooks.Pack()), jsontext.AllowInvalidUTF8(true))
+	if _, err := dec.ReadValue(); err != nil {
+		var se *jsontext.SyntacticError
+		if errors.As(err, &se) && se.Err != nil {
+			return fmt.Errorf(`duplicate key hooks%s (%v): Claude Code reads only the last of duplicate keys, so install would edit one it ignores: merge them into one`, se.JSONPointer, se.Err)
+		}
+		return fmt.Errorf(`in "hooks": %v`, err)
+	}
+	return nil
 }
 
 // hasComments reports whether v holds a comment. Standardize turns
@@ -293,55 +451,6 @@ func handlerCommand(h *hujson.Value) (string, bool) {
 	return lit.String(), true
 }
 
-// upToDate reports whether arr holds exactly one handler of ours, alone in
-// a group with e's matcher and command, and nothing else of ours.
-func upToDate(arr *hujson.Array, e Entry, command string) bool {
-	ours, good := 0, false
-	for i := range arr.Elements {
-		g := &arr.Elements[i]
-		hs := groupHandlers(g)
-		if hs == nil {
-			continue
-		}
-		for j := range hs.Elements {
-			c, ok := handlerCommand(&hs.Elements[j])
-			if !ok || !IsOurs(c) {
-				continue
-			}
-			ours++
-			if c == command && len(hs.Elements) == 1 && matcherOf(g) == e.Matcher && memberCount(g) == 1+boolInt(e.Matcher != "") && memberCount(&hs.Elements[j]) == 2 {
-				good = true
-			}
-		}
-	}
-	return ours == 1 && good
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func memberCount(v *hujson.Value) int {
-	if o, ok := v.Value.(*hujson.Object); ok {
-		return len(o.Members)
-	}
-	return -1
-}
-
-func matcherOf(g *hujson.Value) string {
-	m, _ := member(g, "matcher", "", false)
-	if m == nil {
-		return ""
-	}
-	if lit, ok := m.Value.(hujson.Literal); ok {
-		return lit.String()
-	}
-	return ""
-}
-
 // removeOurs removes our handlers from every group of arr, and the groups
 // this left empty. It reports whether it removed anything.
 func removeOurs(arr *hujson.Array) bool {
@@ -384,6 +493,10 @@ func finish(root *hujson.Value, orig []byte, res SettingsResult) (SettingsResult
 		return res, err
 	}
 	res.Data = out
+	res.Empty = bytes.Equal(bytes.TrimSpace(out), []byte("{}"))
+	if in, err := Inspect(out); err == nil {
+		res.HooksDisabled = in.HooksDisabled
+	}
 	before, _, err := parseSettings(orig)
 	if err != nil {
 		return res, err
@@ -402,4 +515,52 @@ func render(v *hujson.Value) ([]byte, error) {
 		return nil, err
 	}
 	return append([]byte(out), '\n'), nil
+}
+
+// Inspection is what Inspect finds in a settings file.
+type Inspection struct {
+	// Commands are the commands of our handlers (IsOurs), per event, in
+	// order.
+	Commands []string
+	// HooksDisabled is set when the file sets "disableAllHooks": true.
+	HooksDisabled bool
+}
+
+// Inspect reads a settings file (JSONC tolerated; empty means {}) and
+// reports the handlers of ours in it, so install can tell when another
+// settings file already runs matrixx-hook (Claude Code merges the user, the
+// project and the local settings: each entry would run).
+func Inspect(settings []byte) (Inspection, error) {
+	var in Inspection
+	root, _, err := parseSettings(settings)
+	if err != nil {
+		return in, err
+	}
+	hooks, err := member(root, "hooks", "", false)
+	if err != nil {
+		return in, err
+	}
+	if v, err := member(root, "disableAllHooks", "", false); err == nil && v != nil {
+		if lit, ok := v.Value.(hujson.Literal); ok && lit.Kind() == 't' {
+			in.HooksDisabled = true
+		}
+	}
+	if hooks == nil {
+		return in, nil
+	}
+	hobj, ok := hooks.Value.(*hujson.Object)
+	if !ok {
+		return in, nil
+	}
+	for _, m := range hobj.Members {
+		arr, ok := m.Value.Value.(*hujson.Array)
+		if !ok {
+			continue
+		}
+		for _, o := range oursIn(arr) {
+			c, _ := handlerCommand(&groupHandlers(&arr.Elements[o.group]).Elements[o.handler])
+			in.Commands = append(in.Commands, c)
+		}
+	}
+	return in, nil
 }

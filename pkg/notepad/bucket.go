@@ -41,8 +41,10 @@ func PlanFile(root, name string) string {
 
 // Resolve applies the resolution rule: the plan bucket
 // <root>/.matrixx/notepads/<planName> only when planName is a non-empty,
-// safe plan name and .matrixx/plans/<planName>.md exists as a file;
-// otherwise the adhoc bucket. There is no recency fallback.
+// safe plan name and .matrixx/plans/<planName>.md exists as a regular file
+// (not a symbolic link, directory or device, which the plan binary refuses
+// to read: those count as a missing plan file); otherwise the adhoc bucket.
+// There is no recency fallback.
 func Resolve(root, planName string) (bucket string, why Reason) {
 	switch {
 	case planName == "":
@@ -50,8 +52,8 @@ func Resolve(root, planName string) (bucket string, why Reason) {
 	case !ValidPlanName(planName):
 		return Adhoc, UnsafePlanName
 	}
-	fi, err := os.Stat(PlanFile(root, planName))
-	if err != nil || fi.IsDir() {
+	fi, err := os.Lstat(PlanFile(root, planName))
+	if err != nil || !fi.Mode().IsRegular() {
 		return Adhoc, PlanFileMissing
 	}
 	return planName, PlanFileExists

@@ -146,6 +146,10 @@ func TestResolve(t *testing.T) {
 	_ = os.MkdirAll(filepath.Join(root, ".matrixx", "plans", "dir.md"), 0o755)
 	_ = os.WriteFile(PlanFile(root, "live"), nil, 0o644)
 	_ = os.WriteFile(filepath.Join(root, ".matrixx", "secret.md"), nil, 0o644)
+	// a symbolic link to a real file, and a dangling one: the plan binary
+	// refuses both, so they are no plan file
+	_ = os.Symlink(PlanFile(root, "live"), PlanFile(root, "linked"))
+	_ = os.Symlink(filepath.Join(root, "nowhere.md"), PlanFile(root, "dangling"))
 	tests := []struct {
 		name   string
 		bucket string
@@ -155,6 +159,8 @@ func TestResolve(t *testing.T) {
 		{"", Adhoc, NoPlanName},
 		{"gone", Adhoc, PlanFileMissing},
 		{"dir", Adhoc, PlanFileMissing},
+		{"linked", Adhoc, PlanFileMissing},
+		{"dangling", Adhoc, PlanFileMissing},
 		{"../secret", Adhoc, UnsafePlanName},
 		{"..", Adhoc, UnsafePlanName},
 		{"a/b", Adhoc, UnsafePlanName},

@@ -1,0 +1,266 @@
+package guard
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// project makes a temporary project with a task, a plan, a notepad, a
+// symlink to a task file and one to the task store, and a .git
+// directory; ignore, when set, is its .gitignore.
+func project(t *testing.T, ignore string) string {
+	t.Helper()
+	proj := t.TempDir()
+	for _, d := range []string{".git", ".matrixx/tasks", ".matrixx/plans", ".matrixx/notepads/adhoc", ".matrixx/state", "src"} {
+		if err := os.MkdirAll(filepath.Join(proj, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{
+		".matrixx/tasks/T-2a200c59-1a36-4dad-a9c3-3064d180f694.json": "{}",
+		".matrixx/plans/auth-refresh.md":                             "# Plan\n",
+		".matrixx/notepads/adhoc/1-x.md":                             "x\n",
+		".matrixx/matrixx.jsonc":                                     "{}\n",
+		"src/app.go":                                                 "package app\n",
+		"README.md":                                                  "# x\n",
+	} {
+		if err := os.WriteFile(filepath.Join(proj, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ignore != "" {
+		if err := os.WriteFile(filepath.Join(proj, ".gitignore"), []byte(ignore), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(".matrixx/tasks/T-2a200c59-1a36-4dad-a9c3-3064d180f694.json", filepath.Join(proj, "tlink")); err != nil {
+		t.Skipf("symlinks not available: %v", err)
+	}
+	if err := os.Symlink(".matrixx/tasks", filepath.Join(proj, "tdir")); err != nil {
+		t.Fatal(err)
+	}
+	return proj
+}
+
+// TestWholeTree: commands that walk a tree reach the stores below their
+// starting directory when their tests can select a store file (finding
+// 4); a walk that cannot (by name, prune, depth, hidden directories) is
+// allowed.
+func TestWholeTree(t *testing.T) {
+	proj := project(t, "")
+	for _, c := range []struct {
+		cmd  string
+		deny bool
+	}{
+		{`find . -name "T-*.json" -delete`, true},
+		{`find . -type f -name "T-*" -exec rm {} +`, true},
+		{`find . -name '*.md' -exec sed -i s/foo/bar/ {} +`, true},
+		{`find . -iname '*.MD' -exec sed -i s/foo/bar/ {} \;`, true},
+		{`find . -name matrixx.jsonc -exec sed -i s/a/b/ {} +`, true},
+		{`find . -delete`, true},
+		{`find "$PWD" -name '*.json' -delete`, true},
+		{`find . -name '*.md' | xargs sed -i s/foo/bar/`, true},
+		{`find . -type f -print0 | xargs -0 chmod 600`, true},
+		{`find . -name '*.go' -exec sed -i s/foo/bar/ {} +`, false},
+		{`find . -path ./.matrixx -prune -o -name '*.md' -exec sed -i s/foo/bar/ {} +`, false},
+		{`find . -path '*/.matrixx' -prune -o -name '*.md' -delete`, false},
+		{`find . -name .matrixx -prune -o -name '*.md' -delete`, false},
+		{`find . -not -path './.matrixx/*' -name '*.md' -delete`, false},
+		{`find . -maxdepth 2 -name '*.md' -delete`, false},
+		{`find src -name '*.md' -delete`, false},
+		{`find . -name '*.md' | xargs grep -l foo`, false},
+		{`find . -name '*.md'`, false},
+		{`grep -rl foo . | xargs sed -i s/a/b/`, true},
+		{`sed -i s/a/b/ $(grep -rl foo .)`, true},
+		{`grep -Rl foo | xargs -I{} sed -i s/a/b/ {}`, true},
+		{`grep -rl foo --include='*.md' . | xargs sed -i s/a/b/`, true},
+		{`grep -rl foo --include='*.go' . | xargs sed -i s/a/b/`, false},
+		{`grep -rl foo --exclude-dir=.matrixx . | xargs sed -i s/a/b/`, false},
+		{`grep -rl foo src | xargs sed -i s/a/b/`, false},
+		{`grep -rl foo . | xargs cat`, false},
+		{`grep -rn foo .`, false},
+		{`rg -l foo | xargs sed -i s/a/b/`, false}, // rg skips hidden directories
+		{`rg -l --hidden foo | xargs sed -i s/a/b/`, true},
+		{`fd -e md -x sed -i s/a/b/`, false},
+		{`fd -H -e md -x sed -i s/a/b/`, true},
+		{`rm -rf .`, true},
+		{`rm -rf ./*`, false}, // the glob does not match .matrixx
+		{`chmod -R go-w .`, true},
+		{`rm -rf src`, false},
+		{`rm tlink`, false},        // removes the link, not the task
+		{`unlink tlink`, false},    // likewise
+		{`mv tlink /tmp/x`, false}, // moves the link
+		{`rm tdir`, false},
+		{`rm -rf tdir/`, true}, // through the link into the store
+		{`echo x > tlink`, true},
+		{`sed -i s/a/b/ tlink`, true},
+		{`cd tdir && rm T-2a200c59-1a36-4dad-a9c3-3064d180f694.json`, true},
+		{`git clean -fd`, true}, // .matrixx is untracked and not ignored
+		{`git clean -fdX`, false},
+		{`git clean -fdx`, true},
+		{`git clean -nfdx`, false},
+		{`git clean -fd -e .matrixx`, false},
+		{`cd src && git clean -fd :/`, true},
+	} {
+		d := check(Request{Tool: "Bash", Cwd: proj, Command: c.cmd})
+		if d.Deny != c.deny {
+			t.Errorf("%q: deny = %v, want %v (%s)", c.cmd, d.Deny, c.deny, d.Reason)
+		}
+	}
+}
+
+// TestGitCleanIgnored: plain git clean never deletes ignored files, so a
+// gitignored .matrixx survives it; -x and -X reach it.
+func TestGitCleanIgnored(t *testing.T) {
+	for _, ignore := range []string{".matrixx\n", "/.matrixx/\n", "node_modules\n**/.matrixx\n"} {
+		proj := project(t, ignore)
+		for _, c := range []struct {
+			cmd  string
+			deny bool
+			want string
+		}{
+			{"git clean -fd", false, ""},
+			{"git clean -ffd .", false, ""},
+			{"git clean -fdx", true, "-e .matrixx"},
+			{"git clean -fdX", true, "-e .matrixx"},
+			{"git clean -fdX -e .matrixx", false, ""},
+		} {
+			d := check(Request{Tool: "Bash", Cwd: proj, Command: c.cmd})
+			if d.Deny != c.deny || !strings.Contains(d.Reason, c.want) {
+				t.Errorf("ignore %q: %q: deny = %v, want %v (%s)", ignore, c.cmd, d.Deny, c.deny, d.Reason)
+			}
+		}
+	}
+	// A later "!" line un-ignores it.
+	proj := project(t, ".matrixx/\n!.matrixx/\n")
+	if d := check(Request{Tool: "Bash", Cwd: proj, Command: "git clean -fd"}); !d.Deny {
+		t.Errorf("un-ignored .matrixx: git clean -fd allowed")
+	}
+}
+
+// TestConfigAndState: the config files the dispatcher lists (Config) and
+// the hooks' state (State) are guarded through every channel; reads stay
+// allowed; the directory of a user config file is guarded like .matrixx.
+func TestConfigAndState(t *testing.T) {
+	const cwd = "/home/dev/proj"
+	cfg := []string{cwd + "/.matrixx/matrixx.jsonc", cwd + "/.matrixx/matrixx.json",
+		"/home/dev/cfg/oc/matrixx.jsonc", "/home/dev/cfg/oc/matrixx.json"}
+	state := []string{cwd + "/.matrixx/state"}
+	for _, c := range []struct {
+		req  Request
+		deny bool
+		want string
+	}{
+		{Request{Tool: "Bash", Command: `echo '{"disabled_hooks":["task-edit-guard"]}' > /home/dev/cfg/oc/matrixx.jsonc`}, true, "user's to edit"},
+		{Request{Tool: "Bash", Command: `cd ~/cfg/oc && echo '{}' > matrixx.json`}, true, "user's to edit"},
+		{Request{Tool: "Bash", Command: `cp /tmp/x.jsonc ~/cfg/oc/matrixx.jsonc`}, true, ""},
+		{Request{Tool: "Bash", Command: `tar -xf /tmp/cfg.tar -C ~/cfg/oc`}, true, "directory of the user's matrixx config"},
+		{Request{Tool: "Bash", Command: `rsync -a /tmp/cfg/ ~/cfg/oc/`}, true, ""},
+		{Request{Tool: "Bash", Command: `python3 -c "open('/home/dev/cfg/oc/matrixx.jsonc','w').write('{}')"`}, true, ""},
+		{Request{Tool: "Bash", Command: `cat ~/cfg/oc/matrixx.jsonc`}, false, ""},
+		{Request{Tool: "Bash", Command: `echo x > ~/cfg/oc/notes.txt`}, false, ""},
+		{Request{Tool: "Bash", Command: `rm -f .matrixx/state/*`}, true, "leave it to the hooks"},
+		{Request{Tool: "Write", Paths: paths("file_path", "/home/dev/cfg/oc/matrixx.jsonc")}, true, "user's to edit"},
+		{Request{Tool: "mcp__fs__move_file", Paths: map[string][]string{"source": {"/tmp/x"}, "destination": {"/home/dev/cfg/oc/matrixx.json"}}}, true, ""},
+		{Request{Tool: "Read", Paths: paths("file_path", "/home/dev/cfg/oc/matrixx.jsonc")}, false, ""},
+		{Request{Tool: "Write", Paths: paths("file_path", cwd+"/.matrixx/notepads/adhoc/1-x.md")}, false, ""},
+	} {
+		c.req.Cwd, c.req.Home, c.req.Config, c.req.State = cwd, "/home/dev", cfg, state
+		d := check(c.req)
+		if d.Deny != c.deny || !strings.Contains(d.Reason, c.want) {
+			t.Errorf("%s %q %v: deny = %v, want %v (%s)", c.req.Tool, c.req.Command, c.req.Paths, d.Deny, c.deny, d.Reason)
+		}
+	}
+}
+
+func TestDivergence(t *testing.T) {
+	for _, c := range []struct {
+		src, want string
+	}{
+		{"ls # x \\\nrm y", "comment"},
+		{"ls;#\\\nrm y", "comment"},
+		{"(ls #\\\nrm y)", "comment"},
+		{"ls\r\nrm y", "carriage return"},
+		{"cat <<EOF\nEO\\\nF\nrm y\nEOF", "here-document"},
+		{"cat <<-EOF\n\tx \\\n\tEOF\nrm y\nEOF", "here-document"},
+		{"cat <<'EOF'\nEO\\\nF\nEOF", ""},
+		{"cat <<\\EOF\nEO\\\nF\nEOF", ""},
+		{"echo a#b \\\n  c", ""},
+		{"echo '#' \\\n  c", ""},
+		{"ls \\\n  -la # ok", ""},
+		{"cat <<EOF\nx\nEOF\necho a \\\n b", ""},
+		{"echo ${#x} \\\n y", ""},
+	} {
+		f, zsh, err := parseAs(c.src)
+		if err != nil {
+			t.Fatalf("%q: %v", c.src, err)
+		}
+		if got := divergence(c.src, f, zsh); !strings.Contains(got, c.want) || (c.want == "") != (got == "") {
+			t.Errorf("divergence(%q) = %q, want %q", c.src, got, c.want)
+		}
+	}
+}
+
+func TestShellMatch(t *testing.T) {
+	for _, c := range []struct {
+		pat, s string
+		fold   bool
+		want   bool
+	}{
+		{"*.md", "auth.md", false, true},
+		{"*.md", ".hidden.md", false, true}, // find -name: "*" matches a leading dot
+		{"*.md", "a.go", false, false},
+		{"T-*", "T-1.json", false, true},
+		{"./.matrixx", "./.matrixx", false, true},
+		{"*/.matrixx", "./a/.matrixx", false, true}, // "*" matches "/"
+		{"./.matrixx/*", "./.matrixx/tasks/T-1.json", false, true},
+		{"[!.]*", ".matrixx", false, false},
+		{"[a-c]x", "bx", false, true},
+		{"[^a-c]x", "bx", false, false},
+		{"\\*", "*", false, true},
+		{"\\*", "a", false, false},
+		{"*.MD", "a.md", true, true},
+		{"*.MD", "a.md", false, false},
+		{"a?c", "abc", false, true},
+		{"[", "[", false, true},
+		{"", "", false, true},
+		{"*", "", false, true},
+	} {
+		if got := shellMatch(c.pat, c.s, c.fold); got != c.want {
+			t.Errorf("shellMatch(%q, %q, %v) = %v, want %v", c.pat, c.s, c.fold, got, c.want)
+		}
+	}
+}
+
+func TestParamOps(t *testing.T) {
+	for _, c := range []struct {
+		cmd, want string
+	}{
+		{`p=a/b/c.json; echo ${p##*/}`, "c.json"},
+		{`p=a/b/c.json; echo ${p#*/}`, "b/c.json"},
+		{`p=a/b/c.json; echo ${p%/*}`, "a/b"},
+		{`p=a/b/c.json; echo ${p%%/*}`, "a"},
+		{`p=a.b.c; echo ${p/./-}`, "a-b.c"},
+		{`p=a.b.c; echo ${p//./-}`, "a-b-c"},
+		{`p=abc; echo ${p/#a/x}`, "xbc"},
+		{`p=abc; echo ${p/%c/x}`, "abx"},
+		{`p=abcdef; echo ${p:2}`, "cdef"},
+		{`p=abcdef; echo ${p:1:2}`, "bc"},
+		{`p=abcdef; echo ${p: -2}`, "ef"},
+		{`p=abcdef; echo ${p:1:-2}`, "bcd"},
+		{`p=abc; echo ${p^^}`, "abc"},
+		{`echo {a..c}`, "a b c"},
+		{`echo {1..7..3}`, "1 4 7"},
+		{`echo {03..1}`, "03 02 01"},
+	} {
+		e := newEnv(Request{Cwd: testCwd, Home: "/h"})
+		var d Decision
+		s := &shell{e: e, verdict: &d, cwd: e.cwd, outKnown: true}
+		s.script(c.cmd, nil)
+		if got := strings.TrimSpace(s.out); got != c.want {
+			t.Errorf("%s: output %q, want %q", c.cmd, got, c.want)
+		}
+	}
+}
