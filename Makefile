@@ -3,11 +3,15 @@ GO      ?= go
 BIN     ?= bin
 # Static binaries start faster (no dynamic loader): the hook runs before every tool call.
 export CGO_ENABLED ?= 0
+# Stamp the git revision for --version (docs/design.md S23) even where GOFLAGS says
+# -buildvcs=false; "auto" stamps nothing outside a checkout. BUILDVCS=false opts out.
+BUILDVCS ?= auto
 
 .PHONY: build demo test vet fmt-check bench install clean
 
+# A checkout git refuses to read (another owner) cannot be stamped: build without.
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -buildvcs=$(BUILDVCS) -o $(BIN)/ ./cmd/... 2>/dev/null || $(GO) build -buildvcs=false -o $(BIN)/ ./cmd/...
 
 demo: build
 	$(GO) run ./examples/waves -bin $(BIN)
@@ -22,7 +26,7 @@ test: vet fmt-check
 	$(GO) test -count=1 ./...
 
 install:
-	$(GO) install ./cmd/...
+	$(GO) install -buildvcs=$(BUILDVCS) ./cmd/... 2>/dev/null || $(GO) install -buildvcs=false ./cmd/...
 
 clean:
 	rm -rf $(BIN)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -43,24 +44,70 @@ type command interface {
 // own for --help and --version).
 type exitRequest int
 
-// Version returns the module version the binary was built from
-// ("devel+<rev>" for local builds).
+// Version is what --version prints after the binary's name (every binary,
+// D1; docs/design.md S23):
+//
+//   - "v1.2.3" for go install …@v1.2.3 (or the pseudo-version of …@commit);
+//   - "devel+<12 hex digits of the commit>[-dirty]" for a build inside a git
+//     checkout (make build), "-dirty" when the tree had uncommitted changes;
+//     on a tagged commit the tag replaces "devel" ("v1.2.3+<rev>");
+//   - "devel" when the build recorded neither (go test, -buildvcs=false).
 func Version() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "devel"
 	}
-	v := info.Main.Version
-	if v != "" && v != "(devel)" {
-		return v
-	}
-	v = "devel"
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += "+" + s.Value[:12]
+	return versionOf(info.Main.Version, info.Settings)
+}
+
+// versionOf computes Version from the main module's version and the build
+// settings (vcs.revision, vcs.modified).
+func versionOf(mod string, settings []debug.BuildSetting) string {
+	rev, dirty := "", false
+	for _, s := range settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
 		}
 	}
+	v := strings.TrimSuffix(strings.TrimSuffix(mod, "+dirty"), ".dirty")
+	if rev == "" {
+		if v == "" || v == "(devel)" {
+			return "devel"
+		}
+		return v // go install …@version: no checkout, the module version says it all
+	}
+	if v == "" || v == "(devel)" || pseudoVersion(v) {
+		v = "devel" // the revision below says more than a pseudo-version
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	v += "+" + rev
+	if dirty {
+		v += "-dirty"
+	}
 	return v
+}
+
+// pseudoVersion reports whether v is a Go pseudo-version
+// (v0.0.0-20240102150405-abcdef123456 and its variants): its last
+// dash-separated part is 12 hex digits and the one before ends in a
+// 14-digit timestamp.
+func pseudoVersion(v string) bool {
+	v, _, _ = strings.Cut(v, "+")
+	parts := strings.Split(v, "-")
+	if len(parts) < 3 {
+		return false
+	}
+	hash, stamp := parts[len(parts)-1], parts[len(parts)-2]
+	if i := strings.LastIndexByte(stamp, '.'); i >= 0 {
+		stamp = stamp[i+1:]
+	}
+	return len(hash) == 12 && strings.Trim(hash, "0123456789abcdef") == "" &&
+		len(stamp) == 14 && strings.Trim(stamp, "0123456789") == ""
 }
 
 // run parses args into cmd with kong and runs it, mapping every outcome to

@@ -20,7 +20,7 @@ type settingsFlags struct {
 	Dir    string `short:"C" name:"dir" placeholder:"DIR" help:"Project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else the nearest ancestor holding .matrixx/ or .git)."`
 	Shared bool   `xor:"where" help:"Use the project's shared .claude/settings.json (to commit), with the command matrixx-hook looked up on PATH."`
 	User   bool   `xor:"where" help:"Use your user settings, ~/.claude/settings.json (every project)."`
-	Print  bool   `help:"Print the resulting settings file instead of writing it."`
+	Print  bool   `help:"Print the resulting settings file instead of writing it (uninstall: nothing on stdout when it would remove the file, and a note on stderr)."`
 }
 
 type installCmd struct {
@@ -253,7 +253,12 @@ func (c *uninstallCmd) run(a *app) error {
 	if err != nil {
 		return err
 	}
-	if orig == nil && !c.Print {
+	if orig == nil {
+		if c.Print {
+			// Nothing to print: there is no file, and uninstall makes none.
+			a.warnf("%s does not exist: nothing to remove, no file would be written", path)
+			return nil
+		}
 		fmt.Fprintf(a.stdout, "%s: nothing to remove: %s does not exist\n", a.name, path)
 		return nil
 	}
@@ -261,13 +266,20 @@ func (c *uninstallCmd) run(a *app) error {
 	if err != nil {
 		return errcode.New(errcode.ValidationError, "%s: %v; nothing was changed", path, err)
 	}
+	removes := res.Changed && res.Empty && file == path
 	if c.Print {
+		// What the file would be after uninstall: its content, or, when
+		// uninstall would delete it, nothing (and a note saying so).
+		if removes {
+			a.warnf("%s holds nothing but its hooks: uninstall would remove the file", path)
+			return nil
+		}
 		_, _ = a.stdout.Write(res.Data)
 		return nil
 	}
 	if !res.Changed {
 		fmt.Fprintf(a.stdout, "%s: nothing to remove in %s\n", a.name, path)
-	} else if res.Empty && file == path {
+	} else if removes {
 		// Nothing but our hooks was in it: remove the file rather than
 		// leave an empty {} behind. A linked file is the user's own:
 		// written, never removed.

@@ -12,8 +12,8 @@ type planReadCmd struct {
 	Name   string `arg:"" help:"Plan name (kebab-case, no .md)."`
 	Offset int    `default:"1" placeholder:"N" help:"First line to print (1-based); anchors stay absolute."`
 	Limit  int    `default:"0" placeholder:"N" help:"Print at most N lines (0: all)."`
-	Format string `enum:"hashline,content,json" default:"hashline" help:"hashline (N#ID|content), content (the plain text) or json."`
-	JSON   bool   `name:"json" help:"Same as --format json."`
+	Format string `enum:",hashline,content,json" default:"" placeholder:"FORMAT" help:"hashline (N#ID|content, the default), content (the plain text) or json."`
+	JSON   bool   `name:"json" help:"Same as --format json (not with another --format)."`
 }
 
 func (c *planReadCmd) Help() string {
@@ -42,6 +42,9 @@ func (c *planReadCmd) run(a *app, p *planCmd) error {
 	}
 	if c.Limit < 0 {
 		return errcode.New(errcode.InvalidArguments, "--limit %d: must be 0 (all) or more", c.Limit)
+	}
+	if c.JSON && c.Format != "" && c.Format != "json" {
+		return errcode.New(errcode.InvalidArguments, "--json is --format json: it cannot be combined with --format %s", c.Format)
 	}
 	if err := plan.CheckName(c.Name); err != nil {
 		return err

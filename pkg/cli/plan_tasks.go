@@ -20,9 +20,13 @@ written ("3. [ ] …" is item 3). An item counts as filed while any task of this
 planName and planItem exists and is not deleted, so running the pipeline again adds nothing;
 deleting an item's task files it again. Checked items are never filed.
 
-With nothing left to file the answer is {"items":[]} (exit 0); task-create refuses an empty batch
-(validation_error), so scripts that must not fail test for it first:
-  batch=$(plan tasks auth); [ "$(echo "$batch" | jq '.items | length')" = 0 ] || echo "$batch" | task-create
+With nothing left to file the answer is {"items":[]} (exit 0), which task-create answers as a no-op
+({"tasks":[],"errors":[]}, exit 0), so the pipeline is safe in "set -e" scripts. task-create
+deduplicates by subject only among tasks of the same plan item: items that share their text, with
+each other or with other tasks, each get their own task.
+
+A completed task keeps its item filed; task-cleanup keeps it (keptPlanItems) until plan sync has
+ticked the item, so cleaning up never makes plan tasks file finished work again.
 
 Errors: invalid_file_path, file_not_found, validation_error (two items share a number).`
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -13,10 +14,22 @@ const cleanupHelp = `Delete finished tasks (spec §6.5).
   task-cleanup --include-deleted       also tasks marked deleted
   task-cleanup --stale --older-than 48h  also active tasks idle for more than 48h
   task-cleanup --dry-run               say what would go, delete nothing
+  echo '{"olderThan":"7d","includeDeleted":true}' | task-cleanup
 
-Age is the file's modification time. Corrupt files are reported, never deleted; temp files
-left by killed writers are swept.
-Answer: {"deleted":N,"remaining":N,"deletedIds":[…],"dryRun"?:true,"sweptTemps"?:[…],"problems"?:[…]}`
+Without flags, reads an optional document on stdin:
+{"olderThan"?,"all"?,"includeDeleted"?,"stale"?,"dryRun"?}. "all" (true unless olderThan is
+given) selects every completed task: "all":false needs olderThan, and "all":true with olderThan
+is refused (validation_error).
+
+Age is the file's modification time. Completed tasks that are still needed are kept and listed:
+keptBlockers (an active task still waits for them: deleting them would block it forever) and
+keptPlanItems (their plan item, metadata planName/planItem, is still unticked in
+.matrixx/plans: run "plan sync NAME" first, or plan tasks would file the finished work again).
+Corrupt files are reported, never deleted; temp files left by killed writers are swept.
+
+Answer: {"deleted":N,"remaining":N,"deletedIds":[…],"dryRun"?:true,"keptBlockers"?:[…],
+"keptPlanItems"?:[…],"sweptTemps"?:[…],"problems"?:[{"file","error"}]}
+Errors: validation_error, task_lock_unavailable, internal_error (exit 1); usage errors exit 2.`
 
 type cleanupCmd struct {
 	globals
@@ -50,7 +63,7 @@ func (c *cleanupCmd) run(a *app) error {
 	if err != nil {
 		return err
 	}
-	res, err := e.store.Cleanup(req)
+	res, err := e.store.Cleanup(req, plan.NewOpenItems(e.root).Has)
 	if err != nil {
 		return err
 	}

@@ -20,8 +20,13 @@ Reads one task object or a batch {"items":[…]} on stdin, or builds one task fr
 
 Fields: subject (required), description, activeForm, blocks, blockedBy, owner, priority
 (low|medium|high), metadata (object), repoURL, parentID. New tasks are pending and carry
-threadID (--session) and projectRoot. An active task with the same trimmed subject written in
-the last 10 minutes is returned with "deduplicated":true instead of a new one.
+threadID (--session) and projectRoot. A batch holds at most 1000 items (validation_error
+otherwise: split it); an empty batch is a no-op ({"tasks":[],"errors":[]}, exit 0).
+
+An active task of this project with the same trimmed subject written in the last 10 minutes is
+returned with "deduplicated":true instead of a new one, unless the two name different plan items:
+metadata planName and planItem must be equal too (both absent counts as equal), so two plan
+items with the same text each get their task.
 
 Answer: {"tasks":[{"id","subject"[,"deduplicated":true]}],"errors":[{"index","error","message"}]}
 Exit: 0 all created, 3 some items failed, 1 all failed or a tool error, 2 usage error.`

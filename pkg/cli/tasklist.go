@@ -12,7 +12,12 @@ const listHelp = `List tasks with their unresolved blockers (spec §6.3).
   task-list                      active tasks (pending, in_progress)
   task-list --ready              pending tasks with no unresolved blocker: runnable now
   task-list --status completed   exactly that status
+  task-list --all                every status, completed and deleted included
   echo '{"parentID":"T-…"}' | task-list
+
+Without flags, reads an optional document on stdin: {"status"?,"parentID"?,"ready"?,"all"?}.
+Contradictory filters are refused (usage error for flags, validation_error on stdin): --all with
+--ready or --status, and --ready with a status other than pending.
 
 Answer: {"tasks":[{"id","subject","status","owner"?,"blockedBy":[…unresolved…],"parentID"?}],
 "reminder":"…","problems"?:[{"file","error"}]}, sorted by id (creation order).

@@ -18,6 +18,10 @@ addBlockedBy append (no removal: complete the blocker instead); metadata merges 
 null value deletes its key. repoURL and parentID are create-only. An edge that would close a
 dependency cycle is refused (dependency_cycle).
 
+An update that changes nothing (only the id, or values the task already has) answers the task as
+it is, exit 0, and writes nothing: the file and its modification time stay as they were, so it is
+neither progress for the Stop hook nor a heartbeat against staleness (a note says so on stderr).
+
 Answer: {"task":{…full record…}}
 Errors: invalid_task_id, task_not_found, task_corrupt, validation_error, dependency_cycle,
 task_lock_unavailable, internal_error (exit 1); usage errors exit 2.`
@@ -52,9 +56,12 @@ func (c *updateCmd) run(a *app) error {
 	if err != nil {
 		return err
 	}
-	t, err := e.store.Update(req)
+	t, changed, err := e.store.Update(req)
 	if err != nil {
 		return err
+	}
+	if !changed {
+		a.warnf("%s unchanged: the update changes nothing, so the file was not written (S14)", t.ID)
 	}
 	a.emit(struct {
 		Task *task.Task `json:"task"`

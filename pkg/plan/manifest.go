@@ -2,18 +2,14 @@ package plan
 
 import (
 	"fmt"
-	"math"
-	"strconv"
-
-	"github.com/go-json-experiment/json"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
 // Metadata keys that tie a task to a plan item (D18).
 const (
-	KeyPlanName = "planName"
-	KeyPlanItem = "planItem"
+	KeyPlanName = task.KeyPlanName
+	KeyPlanItem = task.KeyPlanItem
 )
 
 // Links are the tasks of one plan, by item number: the tasks whose
@@ -30,40 +26,13 @@ func LinksOf(tasks []*task.Task, name, root string) Links {
 		if t.ProjectRoot != "" && root != "" && t.ProjectRoot != root {
 			continue
 		}
-		if pn, ok := t.MetadataString(KeyPlanName); !ok || pn != name {
-			continue
-		}
-		n, ok := itemNumber(t)
-		if !ok {
+		pn, n, ok := t.Metadata.PlanItem()
+		if !ok || pn != name {
 			continue
 		}
 		links[n] = append(links[n], t.Status)
 	}
 	return links
-}
-
-// itemNumber reads metadata.planItem as a positive integer.
-func itemNumber(t *task.Task) (int, bool) {
-	raw, ok := t.Metadata[KeyPlanItem]
-	if !ok {
-		return 0, false
-	}
-	switch raw.Kind() {
-	case '0':
-		var f float64
-		if json.Unmarshal(raw, &f) != nil || f != math.Trunc(f) || f < 1 || f > math.MaxInt32 {
-			return 0, false
-		}
-		return int(f), true
-	case '"':
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return 0, false
-		}
-		n, err := strconv.Atoi(s)
-		return n, err == nil && n >= 1
-	}
-	return 0, false
 }
 
 // Filed reports whether item n has a task that is not deleted: such an

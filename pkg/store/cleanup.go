@@ -18,17 +18,28 @@ type CleanupResult struct {
 	DryRun     bool     `json:"dryRun,omitzero"`
 	// KeptBlockers are completed tasks kept because an active task still
 	// lists them in blockedBy: deleting them would block it again (D9).
-	KeptBlockers []string  `json:"keptBlockers,omitempty"`
-	SweptTemps   []string  `json:"sweptTemps,omitempty"`
-	Problems     []Problem `json:"problems,omitempty"`
+	KeptBlockers []string `json:"keptBlockers,omitempty"`
+	// KeptPlanItems are completed tasks kept because the plan item they
+	// were filed for is still unticked: deleting them would make plan
+	// tasks file the item again (S22). A task kept for both reasons is
+	// listed under KeptBlockers only.
+	KeptPlanItems []string  `json:"keptPlanItems,omitempty"`
+	SweptTemps    []string  `json:"sweptTemps,omitempty"`
+	Problems      []Problem `json:"problems,omitempty"`
 }
+
+// OpenPlanItem reports whether a completed task stands for a plan item
+// that is still unticked (plan.OpenItems.Has); Cleanup keeps such tasks.
+type OpenPlanItem func(t *task.Task) bool
 
 // Cleanup deletes completed tasks (spec §6.5) and, when asked, deleted ones
 // and stale active ones (D10). A task's age is its file's mtime (strict
 // records carry no timestamp fields). Corrupt files are reported, never
-// deleted. Temp files left by killed writers are swept. Errors:
-// task_lock_unavailable, internal_error.
-func (s *Store) Cleanup(req *task.CleanupRequest) (*CleanupResult, error) {
+// deleted. Completed tasks still needed are kept: blockers of a task that
+// stays active, and, when openItem is not nil, tasks whose plan item is
+// still unticked (S13, S22). Temp files left by killed writers are swept.
+// Errors: task_lock_unavailable, internal_error.
+func (s *Store) Cleanup(req *task.CleanupRequest, openItem OpenPlanItem) (*CleanupResult, error) {
 	res := &CleanupResult{DeletedIDs: []string{}, DryRun: req.DryRun}
 	if !exists(s.Dir) {
 		return res, nil
@@ -38,7 +49,7 @@ func (s *Store) Cleanup(req *task.CleanupRequest) (*CleanupResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.selectForCleanup(snap, req, res)
+		s.selectForCleanup(snap, req, openItem, res)
 		return res, nil
 	}
 	err := s.transact(func(tx *txn) error {
@@ -46,7 +57,7 @@ func (s *Store) Cleanup(req *task.CleanupRequest) (*CleanupResult, error) {
 		if err != nil {
 			return err
 		}
-		ids := s.selectForCleanup(snap, req, res)
+		ids := s.selectForCleanup(snap, req, openItem, res)
 		res.DeletedIDs = res.DeletedIDs[:0]
 		for _, id := range ids {
 			if err := tx.keepAlive(); err != nil {
@@ -89,7 +100,7 @@ func (s *Store) Cleanup(req *task.CleanupRequest) (*CleanupResult, error) {
 
 // selectForCleanup fills res (as if everything selected were deleted) and
 // returns the selected ids.
-func (s *Store) selectForCleanup(snap *Snapshot, req *task.CleanupRequest, res *CleanupResult) []string {
+func (s *Store) selectForCleanup(snap *Snapshot, req *task.CleanupRequest, openItem OpenPlanItem, res *CleanupResult) []string {
 	now := s.now()
 	staleAge := s.StaleAfter
 	if req.Age > 0 {
@@ -124,6 +135,9 @@ func (s *Store) selectForCleanup(snap *Snapshot, req *task.CleanupRequest, res *
 		case !selected[id]:
 		case e.Task.Status == task.Completed && needed[id]:
 			res.KeptBlockers = append(res.KeptBlockers, id)
+		case e.Task.Status == task.Completed && openItem != nil && openItem(e.Task):
+			// plan sync has not ticked its item yet (S22)
+			res.KeptPlanItems = append(res.KeptPlanItems, id)
 		default:
 			ids = append(ids, id)
 		}

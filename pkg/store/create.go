@@ -22,7 +22,9 @@ type CreateResult struct {
 
 // Create creates the request's valid items in order under one lock (spec
 // §6.1, D7). An item whose trimmed subject matches an active task of the
-// same project written within DedupWindow is answered with that task and
+// same project written within DedupWindow, and whose metadata names the
+// same plan item as that task's (planName and planItem, both absent
+// counting as equal; docs/design.md S21), is answered with that task and
 // deduplicated:true instead. Items that fail (validation, dependency_cycle,
 // a write error) are reported in Errors with their input index; the others
 // are still created. The returned error is non-nil only when the whole
@@ -58,7 +60,7 @@ func (s *Store) Create(req *task.CreateRequest) (*CreateResult, error) {
 func (tx *txn) createOne(it *task.CreateItem) (*Created, error) {
 	s := tx.s
 	subject := strings.TrimSpace(it.Subject)
-	if dup := tx.findDuplicate(subject); dup != nil {
+	if dup := tx.findDuplicate(subject, it.Metadata.PlanKey()); dup != nil {
 		return &Created{ID: dup.ID, Subject: dup.Subject, Deduplicated: true}, nil
 	}
 	id, err := task.NewID()
@@ -95,21 +97,22 @@ func (tx *txn) createOne(it *task.CreateItem) (*Created, error) {
 }
 
 // findDuplicate returns the active task of this project with the same
-// trimmed subject whose file was written within DedupWindow (spec §6.1),
-// checking the dedup index's candidates against their files.
-func (tx *txn) findDuplicate(subject string) *task.Task {
+// trimmed subject and the same plan key (task.Metadata.PlanKey) whose file
+// was written within DedupWindow (spec §6.1, S21), checking the dedup
+// index's candidates against their files.
+func (tx *txn) findDuplicate(subject, plan string) *task.Task {
 	now := tx.s.now()
-	for _, id := range tx.recent.candidates(subject, now) {
+	for _, id := range tx.recent.candidates(subject, plan, now) {
 		t, mtime, err := tx.s.read(id)
 		if err != nil || t == nil {
 			tx.recent.remove(id)
 			continue
 		}
-		if t.Status.Active() && strings.TrimSpace(t.Subject) == subject &&
-			t.ProjectRoot == tx.s.Root && now.Sub(mtime) <= DedupWindow {
+		same := strings.TrimSpace(t.Subject) == subject && t.Metadata.PlanKey() == plan
+		if t.Status.Active() && same && t.ProjectRoot == tx.s.Root && now.Sub(mtime) <= DedupWindow {
 			return t
 		}
-		if !t.Status.Active() || strings.TrimSpace(t.Subject) != subject {
+		if !t.Status.Active() || !same {
 			tx.recent.remove(id)
 		}
 	}

@@ -18,7 +18,8 @@ import (
 // truth:
 //
 //   - it lists the active tasks whose files were written within the dedup
-//     window, with their trimmed subject and mtime;
+//     window, with their trimmed subject, their plan item (task.PlanKey,
+//     docs/design.md S21) and mtime;
 //   - it records the task directory's mtime as it was after its writer
 //     released .lock; any create, rename or unlink in the directory (by us
 //     or by the original implementation) changes that mtime, so a mismatch
@@ -27,17 +28,24 @@ import (
 //
 // It lives in a subdirectory (.index/recent.json) so writing it does not
 // change the task directory's mtime, and it is written without fsync: a
-// lost or torn index only costs one rescan.
+// lost or torn index only costs one rescan. An index of another version
+// (v1 had no plan keys) is rebuilt like a stale one.
 const (
 	indexDir  = ".index"
 	indexFile = "recent.json"
-	indexVer  = 1
+	indexVer  = 2
 )
 
 type recentEntry struct {
 	ID      string `json:"id"`
-	Subject string `json:"subject"` // trimmed
+	Subject string `json:"subject"`        // trimmed
+	Plan    string `json:"plan,omitempty"` // Metadata.PlanKey
 	MtimeNs int64  `json:"mtimeNs"`
+}
+
+// entryOf is t's index entry, written at mtime.
+func entryOf(t *task.Task, mtime time.Time) recentEntry {
+	return recentEntry{ID: t.ID, Subject: strings.TrimSpace(t.Subject), Plan: t.Metadata.PlanKey(), MtimeNs: mtime.UnixNano()}
 }
 
 type recentIndex struct {
@@ -82,19 +90,19 @@ func (s *Store) rebuildRecent(now time.Time) (*recentIndex, error) {
 	idx := &recentIndex{Version: indexVer, changed: true}
 	for _, e := range snap.Entries {
 		if e.Task.Status.Active() {
-			idx.Entries = append(idx.Entries, recentEntry{ID: e.Task.ID, Subject: strings.TrimSpace(e.Task.Subject), MtimeNs: e.ModTime.UnixNano()})
+			idx.Entries = append(idx.Entries, entryOf(e.Task, e.ModTime))
 		}
 	}
 	return idx, nil
 }
 
-// candidates returns ids of indexed tasks with this trimmed subject written
-// within the window, newest first.
-func (idx *recentIndex) candidates(subject string, now time.Time) []string {
+// candidates returns ids of indexed tasks with this trimmed subject and
+// plan key written within the window, newest first.
+func (idx *recentIndex) candidates(subject, plan string, now time.Time) []string {
 	var ids []string
 	for i := len(idx.Entries) - 1; i >= 0; i-- {
 		e := idx.Entries[i]
-		if e.Subject == subject && now.Sub(time.Unix(0, e.MtimeNs)) <= DedupWindow {
+		if e.Subject == subject && e.Plan == plan && now.Sub(time.Unix(0, e.MtimeNs)) <= DedupWindow {
 			ids = append(ids, e.ID)
 		}
 	}
@@ -105,7 +113,7 @@ func (idx *recentIndex) candidates(subject string, now time.Time) []string {
 func (idx *recentIndex) record(t *task.Task, mtime time.Time) {
 	idx.remove(t.ID)
 	if t.Status.Active() {
-		idx.Entries = append(idx.Entries, recentEntry{ID: t.ID, Subject: strings.TrimSpace(t.Subject), MtimeNs: mtime.UnixNano()})
+		idx.Entries = append(idx.Entries, entryOf(t, mtime))
 	}
 	idx.changed = true
 }

@@ -112,6 +112,71 @@ func TestDedupIndexIsOnlyAHint(t *testing.T) {
 	}
 }
 
+// TestDedupComparesPlanItems: a plan item is identified by planName and
+// planItem, not by its subject (S21).
+func TestDedupComparesPlanItems(t *testing.T) {
+	s := newStore(t)
+	a1 := create(t, s, `{"subject":"Write tests","metadata":{"planName":"a","planItem":1}}`).Tasks[0]
+	res := create(t, s, `{"items":[
+		{"subject":"Write tests","metadata":{"planName":"b","planItem":1}},
+		{"subject":"Docs","metadata":{"planName":"b","planItem":2}},
+		{"subject":"Docs","metadata":{"planName":"b","planItem":3}},
+		{"subject":"Write tests"},
+		{"subject":"Write tests","metadata":{"planName":"a","planItem":"1"}},
+		{"subject":"Docs","metadata":{"planItem":3,"planName":"b","note":"x"}}]}`)
+	ids := map[string]bool{a1.ID: true}
+	for i, c := range res.Tasks[:4] {
+		if c.Deduplicated || ids[c.ID] {
+			t.Fatalf("item %d deduplicated: %+v", i, res.Tasks)
+		}
+		ids[c.ID] = true
+	}
+	if got := res.Tasks[4]; !got.Deduplicated || got.ID != a1.ID {
+		t.Fatalf("the same plan item (planItem \"1\" = 1) was not deduplicated: %+v", got)
+	}
+	if got := res.Tasks[5]; !got.Deduplicated || got.ID != res.Tasks[2].ID {
+		t.Fatalf("the same plan item was not deduplicated within the batch: %+v", got)
+	}
+	// Without the index (rebuilt by scan) the answer is the same.
+	os.RemoveAll(filepath.Join(s.Dir, indexDir))
+	if got := create(t, s, `{"subject":"Docs","metadata":{"planName":"b","planItem":2}}`).Tasks[0]; got.ID != res.Tasks[1].ID {
+		t.Fatalf("after a rebuild: %+v, want %s", got, res.Tasks[1].ID)
+	}
+	if got := create(t, s, `{"subject":"Docs"}`).Tasks[0]; got.Deduplicated {
+		t.Fatalf("a task without plan keys deduplicated against plan items: %+v", got)
+	}
+}
+
+// TestOldIndexIsRebuilt: an index of version 1 has no plan keys; using it
+// would miss a duplicate plan item, so it is rebuilt.
+func TestOldIndexIsRebuilt(t *testing.T) {
+	s := newStore(t)
+	first := create(t, s, `{"subject":"Docs","metadata":{"planName":"b","planItem":2}}`).Tasks[0]
+	path := filepath.Join(s.Dir, indexDir, indexFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the previous version wrote: same stamp, entries without "plan".
+	old := strings.Replace(string(data), `"v":2`, `"v":1`, 1)
+	old = strings.Replace(old, `"plan":"\"b\"#2",`, ``, 1)
+	if old == string(data) || strings.Contains(old, `"plan"`) {
+		t.Fatalf("unexpected index: %s", data)
+	}
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	s.Log, s.Debug = &log, true
+	got := create(t, s, `{"subject":"Docs","metadata":{"planName":"b","planItem":2}}`).Tasks[0]
+	if got.ID != first.ID || !got.Deduplicated {
+		t.Fatalf("got %+v, want a dedup to %s", got, first.ID)
+	}
+	if !strings.Contains(log.String(), "dedup index rebuilt") {
+		t.Fatalf("the old index was used: %q", log.String())
+	}
+}
+
 func TestDedupWindow(t *testing.T) {
 	s := newStore(t)
 	first := create(t, s, `{"subject":"Build"}`).Tasks[0]
@@ -187,19 +252,63 @@ func TestUpdateCycleAndNotFound(t *testing.T) {
 	a := create(t, s, `{"subject":"a"}`).Tasks[0].ID
 	b := create(t, s, `{"subject":"b","blockedBy":["`+a+`"]}`).Tasks[0].ID
 	req, _ := task.ParseUpdate([]byte(`{"id":"` + a + `","addBlockedBy":["` + b + `"]}`))
-	if _, err := s.Update(req); errcode.Of(err) != errcode.DependencyCycle {
+	if _, _, err := s.Update(req); errcode.Of(err) != errcode.DependencyCycle {
 		t.Fatalf("err = %v, want dependency_cycle", err)
 	}
 	req, _ = task.ParseUpdate([]byte(`{"id":"T-nope","status":"completed"}`))
-	if _, err := s.Update(req); errcode.Of(err) != errcode.TaskNotFound {
+	if _, _, err := s.Update(req); errcode.Of(err) != errcode.TaskNotFound {
 		t.Fatalf("err = %v, want task_not_found", err)
 	}
 	missing := &Store{Dir: filepath.Join(t.TempDir(), "none"), Root: "/"}
-	if _, err := missing.Update(req); errcode.Of(err) != errcode.TaskNotFound {
+	if _, _, err := missing.Update(req); errcode.Of(err) != errcode.TaskNotFound {
 		t.Fatalf("err = %v", err)
 	}
 	if _, err := os.Stat(missing.Dir); !os.IsNotExist(err) {
 		t.Fatalf("update of a missing task created the directory")
+	}
+}
+
+// TestUpdateWithoutChangeDoesNotWrite: no fields, or only the values the
+// record has, leave the file and its mtime alone (S14) and the dedup index
+// valid; a real change writes.
+func TestUpdateWithoutChangeDoesNotWrite(t *testing.T) {
+	s := newStore(t)
+	id := create(t, s, `{"subject":"a","owner":"o","blockedBy":["T-x"],"metadata":{"k":1}}`).Tasks[0].ID
+	path := filepath.Join(s.Dir, task.FileName(id))
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	var log strings.Builder
+	s.Log, s.Debug = &log, true
+	for _, doc := range []string{
+		`{"id":"` + id + `"}`,
+		`{"id":"` + id + `","status":"pending","subject":"a","owner":"o","addBlockedBy":["T-x"],"metadata":{"k":1,"gone":null}}`,
+	} {
+		req, err := task.ParseUpdate([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, changed, err := s.Update(req)
+		if err != nil || changed || got.ID != id || got.Owner != "o" {
+			t.Fatalf("%s: %+v changed=%v err=%v", doc, got, changed, err)
+		}
+		fi, _ := os.Stat(path)
+		after, _ := os.ReadFile(path)
+		if !fi.ModTime().Equal(old) || string(after) != string(before) {
+			t.Fatalf("%s: the file was written (mtime %v)", doc, fi.ModTime())
+		}
+	}
+	if got := create(t, s, `{"subject":"b"}`); len(got.Tasks) != 1 || strings.Contains(log.String(), "rebuilt") {
+		t.Fatalf("the dedup index was invalidated by a no-op update: %q", log.String())
+	}
+	req, _ := task.ParseUpdate([]byte(`{"id":"` + id + `","owner":"p"}`))
+	if _, changed, err := s.Update(req); err != nil || !changed {
+		t.Fatalf("a real change: changed=%v err=%v", changed, err)
+	}
+	if fi, _ := os.Stat(path); fi.ModTime().Equal(old) {
+		t.Fatal("a real change did not write")
 	}
 }
 
@@ -213,7 +322,7 @@ func TestCleanupSelection(t *testing.T) {
 	create(t, s, `{"subject":"dependent","blockedBy":["`+ids["blocker"]+`"]}`)
 	set := func(subject, status string) {
 		req, _ := task.ParseUpdate([]byte(`{"id":"` + ids[subject] + `","status":"` + status + `"}`))
-		if _, err := s.Update(req); err != nil {
+		if _, _, err := s.Update(req); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -241,7 +350,7 @@ func TestCleanupSelection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := s.Cleanup(req)
+		res, err := s.Cleanup(req, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,6 +364,38 @@ func TestCleanupSelection(t *testing.T) {
 		if len(res.KeptBlockers) != len(tt.kept) {
 			t.Errorf("%s: kept %v, want %v", tt.req, res.KeptBlockers, tt.kept)
 		}
+	}
+}
+
+// TestCleanupKeepsOpenPlanItems: a completed task whose plan item is still
+// open stays (S22); a blocker that is both is reported as a blocker.
+func TestCleanupKeepsOpenPlanItems(t *testing.T) {
+	s := newStore(t)
+	res := create(t, s, `{"items":[{"subject":"open"},{"subject":"ticked"},{"subject":"both"},{"subject":"plain"}]}`)
+	ids := map[string]string{}
+	for _, c := range res.Tasks {
+		ids[c.Subject] = c.ID
+		req, _ := task.ParseUpdate([]byte(`{"id":"` + c.ID + `","status":"completed"}`))
+		if _, _, err := s.Update(req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create(t, s, `{"subject":"waits","blockedBy":["`+ids["both"]+`"]}`)
+	open := func(tk *task.Task) bool { return tk.Subject == "open" || tk.Subject == "both" }
+	for _, dry := range []bool{true, false} {
+		res, err := s.Cleanup(&task.CleanupRequest{DryRun: dry}, open)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(res.KeptPlanItems, ",") != ids["open"] || strings.Join(res.KeptBlockers, ",") != ids["both"] {
+			t.Errorf("dry run %v: kept plan items %v, blockers %v", dry, res.KeptPlanItems, res.KeptBlockers)
+		}
+		if strings.Join(res.DeletedIDs, ",") != strings.Join(sorted([]string{ids["ticked"], ids["plain"]}), ",") || res.Remaining != 3 {
+			t.Errorf("dry run %v: deleted %v, remaining %d", dry, res.DeletedIDs, res.Remaining)
+		}
+	}
+	if tk, _ := s.Get(ids["open"]); tk == nil {
+		t.Fatal("the task of an open plan item was deleted")
 	}
 }
 

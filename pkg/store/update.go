@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"path/filepath"
 	"slices"
 
@@ -9,14 +10,18 @@ import (
 )
 
 // Update applies req to its task under the lock (spec §6.4, D8) and returns
-// the task as written. The file is re-read after the lock is taken.
+// the task as stored. The file is re-read after the lock is taken. An
+// update that changes nothing (no fields, or only values the record already
+// has) writes nothing, so the file's mtime, which the Stop hook counts as
+// progress, stays as it was (S14); changed reports whether it wrote.
 // Errors: task_not_found, task_corrupt (the file is left as it was),
 // dependency_cycle, validation_error, task_lock_unavailable, internal_error.
-func (s *Store) Update(req *task.UpdateRequest) (*task.Task, error) {
+func (s *Store) Update(req *task.UpdateRequest) (*task.Task, bool, error) {
 	if !exists(filepath.Join(s.Dir, task.FileName(req.ID))) {
-		return nil, errcode.Field(errcode.TaskNotFound, "id", "no task %s in %s", req.ID, s.Dir)
+		return nil, false, errcode.Field(errcode.TaskNotFound, "id", "no task %s in %s", req.ID, s.Dir)
 	}
 	var out *task.Task
+	changed := false
 	err := s.transact(func(tx *txn) error {
 		t, err := s.Get(req.ID)
 		if err != nil {
@@ -39,7 +44,21 @@ func (s *Store) Update(req *task.UpdateRequest) (*task.Task, error) {
 		if err := tx.addEdges(task.EdgesOf(t.ID, blockedBy, blocks)); err != nil {
 			return err
 		}
+		before, err := task.Encode(t)
+		if err != nil {
+			return err
+		}
 		req.Apply(t)
+		if after, err := task.Encode(t); err == nil && bytes.Equal(before, after) {
+			// Nothing to change: no write, no threadID stamp, no mtime.
+			// The unlink of .lock moved the directory's mtime: re-stamp
+			// the (still valid) dedup index so creates need no rebuild.
+			if tx.recent != nil {
+				tx.recent.changed = true
+			}
+			out = t
+			return nil
+		}
 		if t.ThreadID == "" {
 			t.ThreadID = s.Session
 		}
@@ -49,8 +68,11 @@ func (s *Store) Update(req *task.UpdateRequest) (*task.Task, error) {
 		if err := tx.write(t); err != nil {
 			return err
 		}
-		out = t
+		out, changed = t, true
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, false, err
+	}
+	return out, changed, nil
 }

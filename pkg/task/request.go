@@ -353,7 +353,9 @@ func appendSet(list, add []string) []string {
 
 // ListRequest is task-list's input (spec §6.3). Without status, only active
 // tasks are listed; status selects exactly that status; all lists every
-// status; ready keeps pending tasks with no unresolved blocker (D9).
+// status; ready keeps pending tasks with no unresolved blocker (D9). all
+// cannot be combined with status or ready, nor ready with a status other
+// than pending (S19).
 type ListRequest struct {
 	Status   Status `json:"status,omitempty"`
 	ParentID string `json:"parentID,omitempty"`
@@ -370,13 +372,20 @@ func ParseList(data []byte) (*ListRequest, error) {
 	return &r, r.Validate()
 }
 
-// Validate checks the filters.
+// Validate checks the filters and refuses contradictory ones
+// (validation_error; the binary turns it into a usage error for flags).
 func (r *ListRequest) Validate() error {
 	if r.Status != "" && !r.Status.Valid() {
 		return errcode.Field(errcode.ValidationError, "status", "%q is not one of pending, in_progress, completed, deleted", r.Status)
 	}
 	if r.Ready && r.Status != "" && r.Status != Pending {
 		return errcode.Field(errcode.ValidationError, "ready", "ready tasks are pending: it cannot be combined with status %q", r.Status)
+	}
+	if r.All && r.Ready {
+		return errcode.Field(errcode.ValidationError, "all", "all lists every status and ready only runnable pending tasks: give one of them")
+	}
+	if r.All && r.Status != "" {
+		return errcode.Field(errcode.ValidationError, "all", "all lists every status and status exactly one: give one of them")
 	}
 	if r.ParentID != "" {
 		return CheckID(errcode.ValidationError, "parentID", r.ParentID)
@@ -386,9 +395,10 @@ func (r *ListRequest) Validate() error {
 
 // CleanupRequest is task-cleanup's input (spec §6.5, D10). olderThan is
 // "<n>d", "<n>h" or "<n>m"; all (default true without olderThan) deletes
-// every completed task; includeDeleted also removes deleted ones; stale also
-// removes active tasks idle past olderThan (else tasks.stale_after_hours);
-// dryRun only reports.
+// every completed task, so all:false needs olderThan and all:true excludes
+// it (S13); includeDeleted also removes deleted ones; stale also removes
+// active tasks idle past olderThan (else tasks.stale_after_hours); dryRun
+// only reports.
 type CleanupRequest struct {
 	OlderThan      string `json:"olderThan,omitempty"`
 	All            *bool  `json:"all,omitzero"`
@@ -454,6 +464,9 @@ func (r *CleanupRequest) Validate() error {
 	}
 	if r.OlderThan == "" && r.All != nil && !*r.All {
 		return errcode.Field(errcode.ValidationError, "all", "false without olderThan selects nothing: give olderThan or drop all")
+	}
+	if r.OlderThan != "" && r.All != nil && *r.All {
+		return errcode.Field(errcode.ValidationError, "all", "true selects every completed task and olderThan only the older ones: give one of them")
 	}
 	return nil
 }

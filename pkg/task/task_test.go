@@ -227,3 +227,32 @@ func TestCleanupOlderThan(t *testing.T) {
 		}
 	}
 }
+
+// TestConflictingFilters: filters that contradict each other are refused
+// rather than one of them silently winning.
+func TestConflictingFilters(t *testing.T) {
+	for doc, ok := range map[string]bool{
+		`{"ready":true,"status":"pending"}`:   true,
+		`{"ready":true,"all":false}`:          true,
+		`{"all":true,"parentID":"T-1"}`:       true,
+		`{"ready":true,"status":"completed"}`: false,
+		`{"ready":true,"all":true}`:           false,
+		`{"status":"completed","all":true}`:   false,
+		`{"status":"pending","all":true}`:     false,
+	} {
+		if _, err := ParseList([]byte(doc)); (err == nil) != ok || (err != nil && errcode.Of(err) != errcode.ValidationError) {
+			t.Errorf("list %s: err = %v", doc, err)
+		}
+	}
+	for doc, ok := range map[string]bool{
+		`{"all":true}`:                   true,
+		`{"all":false,"olderThan":"7d"}`: true,
+		`{"olderThan":"7d"}`:             true,
+		`{"all":false}`:                  false,
+		`{"all":true,"olderThan":"7d"}`:  false,
+	} {
+		if _, err := ParseCleanup([]byte(doc)); (err == nil) != ok || (err != nil && errcode.Of(err) != errcode.ValidationError) {
+			t.Errorf("cleanup %s: err = %v", doc, err)
+		}
+	}
+}

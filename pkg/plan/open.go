@@ -1,0 +1,54 @@
+package plan
+
+import (
+	"path/filepath"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// OpenItems tells task-cleanup which completed tasks still stand for an
+// unticked plan item (docs/plans.md P20, docs/design.md S22): deleting
+// such a task before plan sync ticks its item would make plan tasks file
+// the finished work again. Each plan is read at most once, without the
+// lock (reads never lock, P6).
+type OpenItems struct {
+	root  string
+	plans map[string]map[int]bool // plan file → numbers of its unticked items
+}
+
+// NewOpenItems looks up plans in the project at root.
+func NewOpenItems(root string) *OpenItems {
+	return &OpenItems{root: root, plans: map[string]map[int]bool{}}
+}
+
+// Has reports whether t's metadata planName and planItem (task.PlanItem)
+// name an unticked numbered item of an existing plan. The plan is looked
+// up in the project of t's projectRoot when that is an absolute path (a
+// task directory shared by several projects), else in root. A missing or
+// unreadable plan, a planName that is not a valid plan name, and a number
+// the plan does not have answer false: nothing is left to tick.
+func (o *OpenItems) Has(t *task.Task) bool {
+	name, n, ok := t.Metadata.PlanItem()
+	if !ok || !ValidName(name) {
+		return false
+	}
+	root := o.root
+	if filepath.IsAbs(t.ProjectRoot) {
+		root = t.ProjectRoot
+	}
+	s := &Store{Dir: DirOf(root), Root: root}
+	path := s.Path(name)
+	open, seen := o.plans[path]
+	if !seen {
+		if p, err := s.Read(name); err == nil {
+			open = map[int]bool{}
+			for _, it := range p.Items() {
+				if !it.Done {
+					open[it.Number] = true
+				}
+			}
+		}
+		o.plans[path] = open
+	}
+	return open[n]
+}
