@@ -124,7 +124,9 @@ func (s *shell) call(argv []string, in input) {
 		// An unquoted expansion that is empty vanishes: $X rm … runs rm.
 		s.call(args, in)
 	}
-	s.mention(args)
+	if name != "find" { // find's output is judged by what its expression selects
+		s.mention(args)
+	}
 	known := false // whether the command's output is known (emit)
 	switch name {
 	case "echo":

@@ -564,6 +564,27 @@ EOF`},
 		{cmd: `perl -e 'open(my $f, q(>), q(.matrixx/tasks/T-1.json)); print $f "{}"'`, deny: true},
 		{cmd: `perl -e 'open(my $f, qq{>>}, ".matrixx/plans/p.md")'`, deny: true},
 		{cmd: `perl -ne 'print if /x/' .matrixx/plans/p.md`},
+
+		// Tester's report: making a store directory, adding permissions,
+		// find's pruned paths in a pipe, rsync --delete into a store.
+		{cmd: `mkdir -p /tmp/x/.matrixx/tasks`},
+		{cmd: `mkdir -p .matrixx/tasks .matrixx/plans .matrixx/state`},
+		{cmd: `install -d .matrixx/plans`},
+		{cmd: `mkdir -p .matrixx/tasks/sub`, deny: true},
+		{cmd: `mkdir .matrixx/matrixx.jsonc`, deny: true, want: "user's to edit"},
+		{cmd: `chmod u+w .matrixx/tasks/T-1.json`},
+		{cmd: `chmod -R a+rX .matrixx`},
+		{cmd: `chmod -R go-w .matrixx`, deny: true},
+		{cmd: `chmod 600 .matrixx/tasks/T-1.json`, deny: true},
+		{cmd: `chmod -w .matrixx/plans/p.md`, deny: true},
+		{cmd: `chmod --reference=/tmp/x .matrixx/plans/p.md`, deny: true},
+		{cmd: `chmod u+w,o-r .matrixx/plans/p.md`, deny: true},
+		{cmd: `find . -path ./.matrixx -prune -o -name '*.orig' -print | xargs rm`},
+		{cmd: `find . -name .matrixx -prune -o -type f -print0 | xargs -0 sed -i s/a/b/`},
+		{cmd: `find .matrixx/tasks -type d -empty -delete`, deny: true},
+		{cmd: `find .matrixx/plans -name '*.md' | xargs sed -i s/a/b/`, deny: true},
+		{cmd: `rsync -a --delete /tmp/empty/ .matrixx/`, deny: true},
+		{cmd: `rsync -a --delete /tmp/empty/ .matrixx/plans/`, deny: true},
 	}
 }
 

@@ -1,19 +1,33 @@
 package guard
 
 import (
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// find analyses find: -delete removes the start points (and the paths
-// its -path patterns select), -exec/-execdir/-ok run a command on them,
-// -fprint* write a file. A start point that holds a guarded directory the
-// expression can select (by its -name, -path, -prune, -maxdepth tests) is
-// reached: one path in that directory stands for what find hands to
-// -delete, to -exec, or down a pipe (find . -name '*.md' | xargs sed -i).
+// find analyses find: -delete removes what the expression selects,
+// -exec/-execdir/-ok run a command on it, -fprint* write a file, and its
+// output feeds a pipe. The expression is read as find reads it (findExpr)
+// and judged against the entries that exist below each start point (its
+// -name, -path, -type, -empty, -prune, -maxdepth and -mindepth tests; the
+// others may go either way): one path in each guarded directory it can
+// select stands for what find hands on. A start point is handed on when the expression can
+// select it too, and always when it lies in a store. The -path patterns
+// that select (not negated, not pruned) are checked as paths as well.
 func (s *shell) find(args []string) {
 	i := 0
+	follow, deref := false, false // -L; -H or -L: a start point that is a link is followed
 	for i < len(args) && (args[i] == "-H" || args[i] == "-L" || args[i] == "-P" || strings.HasPrefix(args[i], "-O")) {
+		switch args[i] {
+		case "-L":
+			follow, deref = true, true
+		case "-H":
+			deref = true
+		case "-P":
+			follow, deref = false, false
+		}
 		i++
 	}
 	if i < len(args) && args[i] == "-D" {
@@ -30,136 +44,528 @@ func (s *shell) find(args []string) {
 	if len(starts) == 0 {
 		starts = append(starts, ".")
 	}
-	f := treeFilter{maxDepth: -1, hidden: true}
-	var patterns []string
-	var execs [][]string
-	destroy := false
-	negated := false
-	lastKind := ""
-	for ; i < len(args); i++ {
-		a := args[i]
-		neg := negated
-		negated = a == "!" || a == "-not"
-		switch a {
-		case "-delete":
-			destroy = true
-		case "-exec", "-execdir", "-ok", "-okdir":
-			j := i + 1
-			for j < len(args) && args[j] != ";" && args[j] != "+" {
-				j++
-			}
-			execs = append(execs, args[i+1:j])
-			i = j
-		case "-fprint", "-fprint0", "-fls", "-fprintf":
-			if i+1 < len(args) {
-				s.write(args[i+1], "find "+a, true)
-				i++
-			}
-			if a == "-fprintf" {
-				i++
-			}
-		case "-path", "-wholename", "-ipath", "-iwholename", "-regex", "-iregex":
-			if i+1 >= len(args) {
-				continue
-			}
-			i++
-			pat := args[i]
-			regex := strings.HasSuffix(a, "regex")
-			lastKind = ""
-			switch {
-			case neg && !regex:
-				f.notPaths = append(f.notPaths, pat)
-			case neg:
-			default:
-				patterns = append(patterns, pat)
-				if regex {
-					f.anyPath = true
-				} else {
-					f.paths = append(f.paths, pat)
-					f.pathFold = append(f.pathFold, a[1] == 'i')
-					lastKind = "path"
-				}
-			}
-		case "-name", "-iname":
-			if i+1 >= len(args) {
-				continue
-			}
-			i++
-			if neg {
-				f.notNames = append(f.notNames, args[i])
-				lastKind = ""
-				continue
-			}
-			f.names = append(f.names, args[i])
-			f.fold = append(f.fold, a == "-iname")
-			lastKind = "name"
-		case "-prune":
-			// The test before -prune names what is cut from the walk.
-			switch lastKind {
-			case "path":
-				if len(patterns) > 0 {
-					patterns = patterns[:len(patterns)-1]
-				}
-				n := len(f.paths) - 1
-				f.notPaths = append(f.notPaths, f.paths[n])
-				f.paths, f.pathFold = f.paths[:n], f.pathFold[:n]
-			case "name":
-				n := len(f.names) - 1
-				f.prune = append(f.prune, f.names[n])
-				f.names, f.fold = f.names[:n], f.fold[:n]
-			}
-			lastKind = ""
-		case "-maxdepth":
-			if i+1 < len(args) {
-				i++
-				if n, err := strconv.Atoi(args[i]); err == nil && n >= 0 {
-					f.maxDepth = n
-				}
-			}
-		case "-type", "-xtype", "-newer", "-anewer", "-cnewer",
-			"-mindepth", "-size", "-mtime", "-atime", "-ctime", "-mmin", "-amin", "-cmin", "-user",
-			"-group", "-uid", "-gid", "-perm", "-lname", "-ilname", "-printf", "-samefile", "-links",
-			"-inum", "-used", "-fstype", "-context", "-regextype", "-files0-from":
-			i++
-		default:
-			if strings.HasPrefix(a, "-newer") {
-				i++
-			}
-		}
+	x := parseFind(args[i:])
+	x.follow = x.follow || follow
+	if !s.e.charge(len(x.nodes), 0) {
+		return
 	}
-	targets := append(starts, patterns...)
-	walk := destroy || len(execs) > 0 || s.feeds
-	if walk {
-		for _, st := range starts {
-			if len(targets) >= 2*maxFields {
-				break
-			}
-			targets = append(targets, s.reach(st, f)...)
-		}
-		s.mentionPaths(targets[len(starts)+len(patterns):])
+	for _, w := range x.writes {
+		s.write(w.file, "find "+x.nodes[w.node].kind, true)
 	}
-	execTargets := targets[:min(len(targets), maxFields)]
-	if destroy {
-		for k, t := range targets {
-			if k < len(starts) {
-				s.unlink(t, "find -delete")
-			} else {
-				s.write(t, "find -delete", true)
-			}
-		}
+	out := actOut | actExec
+	if !s.feeds {
+		out = 0
 	}
-	for _, ex := range execs {
-		if len(ex) == 0 {
+	// A start point in a store is handed on whatever the expression says
+	// (what it holds is not listed); they go first. The others are judged
+	// as entries (depth 0) and walked when they hold a guarded directory.
+	var stored []string
+	var plain []entry
+	holds := make([]bool, 0, 4)
+	seen := make(map[string]bool, min(len(starts), 16))
+	for _, st := range starts {
+		if !s.e.charge(1, len(st)) {
+			break
+		}
+		if seen[st] {
 			continue
 		}
-		for _, t := range execTargets {
-			argv := make([]string, len(ex))
-			for k, a := range ex {
-				argv[k] = strings.ReplaceAll(a, "{}", t)
+		seen[st] = true
+		if s.e.locate(s.cwd, st, !deref && !x.follow).st != outside {
+			if deref || x.follow {
+				st = strings.TrimSuffix(st, "/") + "/" // find -L tdir: what the link leads to
 			}
-			s.call(argv, input{})
+			if len(stored) < maxFields {
+				stored = append(stored, st)
+			}
+			continue
+		}
+		e := entry{name: path.Base(strings.TrimRight(slashes(st), "/")), path: st}
+		if strings.TrimRight(st, "/") == "" {
+			e.name = "/"
+		}
+		if strings.IndexByte(st, unknown) >= 0 || strings.ContainsAny(st, "*?[") {
+			e.anon = true
+		} else if x.types && s.isDir(st) {
+			e.typ = 'd'
+		}
+		plain = append(plain, e)
+		holds = append(holds, s.holdsGuarded(st))
+	}
+	for _, act := range [...]uint8{actDelete, actExec, out} {
+		if act == 0 || x.acts&act == 0 && !(act&actOut != 0 && !x.hasAction) {
+			continue
+		}
+		sel := &findSel{x: &x, act: act}
+		targets := append([]string(nil), stored...)
+		var picked []string
+		for k := range plain {
+			if len(targets) >= maxFields && len(picked) >= maxFields || !s.e.charge(1, 0) {
+				break
+			}
+			if holds[k] && len(targets) < maxFields {
+				targets = append(targets, s.reach(plain[k].path, sel, act == actDelete)...)
+			}
+			if len(picked) < maxFields && (!s.e.judge(sel.cost()) || sel.selects(&plain[k])) {
+				picked = append(picked, plain[k].path)
+			}
+		}
+		// The guarded paths first: -exec runs on the first maxFields.
+		targets = append(targets, x.patterns...)
+		targets = append(targets, picked...)
+		targets = targets[:min(len(targets), 2*maxFields)]
+		switch act {
+		case actDelete:
+			for _, t := range targets {
+				s.unlink(t, "find -delete")
+			}
+		case actExec:
+			for _, n := range x.execs {
+				ex := x.nodes[n].args
+				if len(ex) == 0 {
+					continue
+				}
+				for _, t := range targets[:min(len(targets), maxFields)] {
+					argv := make([]string, len(ex))
+					for k, a := range ex {
+						argv[k] = strings.ReplaceAll(a, "{}", t)
+					}
+					s.call(argv, input{})
+				}
+			}
+		default:
+			s.mentionPaths(targets)
 		}
 	}
+}
+
+// Kinds of find actions.
+const (
+	actDelete uint8 = 1 << iota // -delete
+	actExec                     // -exec, -execdir, -ok, -okdir
+	actOut                      // -print, -print0, -printf, -ls (standard output)
+)
+
+// fnode is a node of a find expression: an operator over kids, a test or
+// an action.
+type fnode struct {
+	op   byte   // 'a' (and), 'o' (or), ',' (list), '!' (not), 't' (test), 'x' (action)
+	kind string // the test or action: "-name", "-delete", …
+	arg  string // its argument
+	args []string
+	act  uint8 // the action's kind; 0 for -prune, -quit and the -f… writes
+	kids []int
+}
+
+// findExpr is a parsed find expression.
+type findExpr struct {
+	nodes     []fnode
+	root      int // -1: no expression (true)
+	acts      uint8
+	hasAction bool // an action besides -prune and -quit (else -print is implied)
+	depth     bool // -depth, -d, -delete: -prune has no effect
+	follow    bool // -L, -follow
+	maxDepth  int  // -1: no limit
+	minDepth  int
+	execs     []int    // the -exec nodes, in order
+	patterns  []string // -path patterns that select (not negated, not followed by -prune)
+	writes    []fwrite // -fprint FILE & co.
+	types     bool     // a -type or -xtype test
+	opaque    bool     // the expression could not be read: anything may be selected
+	nest      int
+}
+
+type fwrite struct {
+	node int
+	file string
+}
+
+// maxFindNesting bounds the parentheses and negations read; a deeper
+// expression is opaque.
+const maxFindNesting = 64
+
+// parseFind reads a find expression: "!"/-not before -a/-and (or
+// juxtaposition) before -o/-or before ",", parentheses; the global
+// options (-maxdepth, -mindepth, -depth, -follow, …) anywhere.
+func parseFind(args []string) findExpr {
+	x := findExpr{root: -1, maxDepth: -1}
+	pos := 0
+	if len(args) > 0 {
+		x.root = x.parseList(args, &pos, false)
+		if pos < len(args) { // a stray ")"
+			x.opaque = true
+		}
+	}
+	if x.opaque {
+		// Read what it can run, one primary after another: anything may
+		// be selected.
+		x = findExpr{root: -1, maxDepth: -1}
+		for pos := 0; pos < len(args); {
+			switch args[pos] {
+			case "(", ")", "!", ",", "-o", "-or", "-a", "-and", "-not":
+				pos++
+				continue
+			}
+			x.primary(args, &pos, false)
+		}
+		x.opaque = true
+	}
+	// -prune has no effect with -depth; GNU find refuses -prune with
+	// -delete unless -depth is given, BSD find ignores it.
+	x.depth = x.depth || x.acts&actDelete != 0
+	return x
+}
+
+func (x *findExpr) add(n fnode) int {
+	x.nodes = append(x.nodes, n)
+	return len(x.nodes) - 1
+}
+
+// parseList reads "expr , expr …".
+func (x *findExpr) parseList(args []string, pos *int, neg bool) int {
+	kids := []int{x.parseOr(args, pos, neg)}
+	for *pos < len(args) && args[*pos] == "," {
+		*pos++
+		kids = append(kids, x.parseOr(args, pos, neg))
+	}
+	if len(kids) == 1 {
+		return kids[0]
+	}
+	return x.add(fnode{op: ',', kids: kids})
+}
+
+func (x *findExpr) parseOr(args []string, pos *int, neg bool) int {
+	kids := []int{x.parseAnd(args, pos, neg)}
+	for *pos < len(args) && (args[*pos] == "-o" || args[*pos] == "-or") {
+		*pos++
+		kids = append(kids, x.parseAnd(args, pos, neg))
+	}
+	if len(kids) == 1 {
+		return kids[0]
+	}
+	return x.add(fnode{op: 'o', kids: kids})
+}
+
+func (x *findExpr) parseAnd(args []string, pos *int, neg bool) int {
+	var kids []int
+	lastPath := -1 // the pattern of a -path test just read (-path X -prune)
+	for *pos < len(args) {
+		a := args[*pos]
+		if a == ")" || a == "," || a == "-o" || a == "-or" {
+			break
+		}
+		if a == "-a" || a == "-and" {
+			*pos++
+			continue
+		}
+		n := x.parseNot(args, pos, neg)
+		if x.nodes[n].kind == "-prune" && lastPath >= 0 {
+			x.patterns = slices.Delete(x.patterns, lastPath, lastPath+1)
+		}
+		lastPath = -1
+		if k := x.nodes[n].kind; x.nodes[n].op == 't' && !neg && (k == "-path" || k == "-wholename" ||
+			k == "-ipath" || k == "-iwholename") {
+			lastPath = len(x.patterns) - 1
+		}
+		kids = append(kids, n)
+	}
+	switch len(kids) {
+	case 0: // "( )", "-o" at the start: find refuses it
+		x.opaque = true
+		return x.add(fnode{op: 't', kind: "?"})
+	case 1:
+		return kids[0]
+	}
+	return x.add(fnode{op: 'a', kids: kids})
+}
+
+func (x *findExpr) parseNot(args []string, pos *int, neg bool) int {
+	a := args[*pos]
+	if a == "!" || a == "-not" || a == "(" {
+		if x.nest >= maxFindNesting {
+			x.opaque = true
+			*pos = len(args)
+			return x.add(fnode{op: 't', kind: "?"})
+		}
+		x.nest++
+		defer func() { x.nest-- }()
+		*pos++
+		if a == "(" {
+			n := x.parseList(args, pos, neg)
+			if *pos < len(args) && args[*pos] == ")" {
+				*pos++
+			} else {
+				x.opaque = true
+			}
+			return n
+		}
+		if *pos >= len(args) {
+			x.opaque = true
+			return x.add(fnode{op: 't', kind: "?"})
+		}
+		return x.add(fnode{op: '!', kids: []int{x.parseNot(args, pos, !neg)}})
+	}
+	return x.primary(args, pos, neg)
+}
+
+// primary reads one test, action or option.
+func (x *findExpr) primary(args []string, pos *int, neg bool) int {
+	a := args[*pos]
+	*pos++
+	arg := func() string {
+		if *pos < len(args) {
+			*pos++
+			return args[*pos-1]
+		}
+		x.opaque = true
+		return ""
+	}
+	n := fnode{op: 't', kind: a}
+	switch a {
+	case "-delete":
+		n.op, n.act = 'x', actDelete
+	case "-exec", "-execdir", "-ok", "-okdir":
+		n.op, n.act = 'x', actExec
+		j := *pos
+		for j < len(args) && args[j] != ";" && !(args[j] == "+" && j > *pos && args[j-1] == "{}") {
+			j++
+		}
+		n.args = args[*pos:j]
+		*pos = min(j+1, len(args))
+		x.execs = append(x.execs, len(x.nodes))
+	case "-print", "-print0", "-ls":
+		n.op, n.act = 'x', actOut
+	case "-printf":
+		n.op, n.act, n.arg = 'x', actOut, arg()
+	case "-fprint", "-fprint0", "-fls", "-fprintf":
+		n.op, n.arg = 'x', arg()
+		x.writes = append(x.writes, fwrite{node: len(x.nodes), file: n.arg})
+		if a == "-fprintf" {
+			arg()
+		}
+	case "-prune", "-quit":
+		n.op = 'x'
+	case "-maxdepth", "-mindepth":
+		v, err := strconv.Atoi(arg())
+		switch {
+		case err != nil || v < 0:
+		case a == "-maxdepth":
+			x.maxDepth = v
+		default:
+			x.minDepth = v
+		}
+		n.kind = "-true"
+	case "-depth":
+		if *pos < len(args) && isNumber(args[*pos]) { // BSD: -depth N tests the depth
+			arg()
+			break
+		}
+		x.depth = true
+		n.kind = "-true"
+	case "-d":
+		x.depth = true
+		n.kind = "-true"
+	case "-follow":
+		x.follow = true
+		n.kind = "-true"
+	case "-xdev", "-mount", "-noleaf", "-ignore_readdir_race", "-noignore_readdir_race", "-daystart",
+		"-warn", "-nowarn", "-x", "-E", "-s":
+		n.kind = "-true"
+	case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+		"-type", "-xtype", "-newer", "-anewer", "-cnewer", "-size", "-mtime", "-atime", "-ctime",
+		"-mmin", "-amin", "-cmin", "-user", "-group", "-uid", "-gid", "-perm", "-lname", "-ilname",
+		"-samefile", "-links", "-inum", "-used", "-fstype", "-context", "-regextype", "-files0-from",
+		"-Bmin", "-Btime", "-Bnewer", "-flags", "-mnewer", "-acl", "-sparse":
+		n.arg = arg()
+		switch a {
+		case "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex":
+			if !neg {
+				x.patterns = append(x.patterns, n.arg)
+			}
+		case "-regextype", "-files0-from":
+			n.kind = "-true"
+		case "-type", "-xtype":
+			x.types = true
+		}
+	default:
+		if strings.HasPrefix(a, "-newer") {
+			n.arg = arg()
+		}
+	}
+	if n.op == 'x' && n.kind != "-prune" && n.kind != "-quit" {
+		x.hasAction = true
+		x.acts |= n.act
+	}
+	return x.add(n)
+}
+
+func isNumber(s string) bool {
+	s = strings.TrimLeft(s, "+-")
+	_, err := strconv.Atoi(s)
+	return err == nil && s != ""
+}
+
+// findSel is a find expression judging the entries of a walk for the
+// actions act.
+type findSel struct {
+	x   *findExpr
+	act uint8
+}
+
+// result of a find expression on an entry: which actions it can reach,
+// and whether it surely prunes the entry.
+type fresult struct {
+	acts   uint8
+	out    bool // the whole expression can be true (for an implied -print)
+	pruned bool
+}
+
+func (f *findSel) cost() int { return 1 + len(f.x.nodes) }
+
+func (f *findSel) visits(e *entry) bool {
+	return f.x.maxDepth < 0 || e.depth <= f.x.maxDepth
+}
+
+func (f *findSel) descends(e *entry) bool {
+	if f.x.depth || f.x.opaque || e.depth < f.x.minDepth {
+		return true
+	}
+	return !f.x.run(e).pruned
+}
+
+func (f *findSel) selects(e *entry) bool {
+	if e.depth < f.x.minDepth {
+		return false
+	}
+	r := f.x.run(e)
+	if r.acts&f.act != 0 {
+		return true
+	}
+	return f.act&actOut != 0 && !f.x.hasAction && r.out
+}
+
+// run evaluates the expression on e.
+func (x *findExpr) run(e *entry) fresult {
+	if x.opaque {
+		return fresult{acts: x.acts | actOut, out: true}
+	}
+	if x.root < 0 {
+		return fresult{out: true}
+	}
+	var r fresult
+	t, _ := x.eval(x.root, e, true, &r)
+	r.out = t
+	return r
+}
+
+// eval evaluates node n on e in three values: whether it can be true,
+// whether it can be false. It records in r the actions it can reach and
+// whether a -prune is surely reached (sure: every way to n leads here).
+func (x *findExpr) eval(n int, e *entry, sure bool, r *fresult) (canTrue, canFalse bool) {
+	nd := &x.nodes[n]
+	switch nd.op {
+	case 'a':
+		canTrue = true
+		for _, k := range nd.kids {
+			kt, kf := x.eval(k, e, sure, r)
+			canFalse = canFalse || kf
+			if !kt {
+				return false, canFalse
+			}
+			sure = sure && !kf
+		}
+		return true, canFalse
+	case 'o':
+		for _, k := range nd.kids {
+			kt, kf := x.eval(k, e, sure, r)
+			canTrue = canTrue || kt
+			if !kf {
+				return canTrue, false
+			}
+			sure = sure && !kt
+		}
+		return canTrue, true
+	case ',':
+		for _, k := range nd.kids {
+			canTrue, canFalse = x.eval(k, e, sure, r)
+		}
+		return canTrue, canFalse
+	case '!':
+		t, f := x.eval(nd.kids[0], e, sure, r)
+		return f, t
+	case 'x':
+		r.acts |= nd.act
+		switch nd.kind {
+		case "-prune":
+			r.pruned = r.pruned || sure && e.typ == 'd'
+			return true, false
+		case "-delete", "-exec", "-execdir", "-ok", "-okdir":
+			return true, true // they fail, or the command does
+		}
+		return true, false
+	}
+	switch m := x.test(nd, e); m {
+	case yes:
+		return true, false
+	case no:
+		return false, true
+	}
+	return true, true
+}
+
+// Three-valued answers of a find test.
+const (
+	maybe = iota
+	yes
+	no
+)
+
+func answer(b bool) int {
+	if b {
+		return yes
+	}
+	return no
+}
+
+// test judges a test on e: by name, path, type and the emptiness of a
+// file; the others may go either way.
+func (x *findExpr) test(nd *fnode, e *entry) int {
+	switch nd.kind {
+	case "-true":
+		return yes
+	case "-false":
+		return no
+	case "-name", "-iname":
+		if e.anon || strings.IndexByte(nd.arg, unknown) >= 0 {
+			return maybe
+		}
+		return answer(shellMatch(nd.arg, e.name, nd.kind == "-iname"))
+	case "-path", "-ipath", "-wholename", "-iwholename":
+		if e.anon || strings.IndexByte(nd.arg, unknown) >= 0 || strings.IndexByte(e.path, unknown) >= 0 {
+			return maybe
+		}
+		return answer(shellMatch(nd.arg, e.path, nd.kind[1] == 'i'))
+	case "-type", "-xtype":
+		if e.typ == 0 || e.typ == 'l' && (x.follow || nd.kind == "-xtype") || strings.IndexByte(nd.arg, unknown) >= 0 {
+			return maybe
+		}
+		for _, t := range strings.Split(nd.arg, ",") {
+			if len(t) == 1 && t[0] == e.typ {
+				return yes
+			}
+		}
+		return no
+	case "-empty":
+		if e.typ == 'f' && e.fi != nil {
+			return answer(e.fi.Size() == 0)
+		}
+		if e.typ == 'f' && e.de != nil {
+			if fi, err := e.de.Info(); err == nil {
+				return answer(fi.Size() == 0)
+			}
+		}
+	}
+	return maybe
 }
 
 // grepTree analyses a recursive search (grep -r, rg, ag, ack, fd) whose
@@ -248,6 +654,7 @@ func (s *shell) grepTree(name string, args []string) {
 			}
 		}
 	}
+	f.filesOnly = !fd // grep -l, rg -l list files; fd lists directories too
 	if name == "grep" || name == "egrep" || name == "fgrep" {
 		f.hidden = true
 		if !explicitPattern && len(ops) > 0 {
@@ -266,7 +673,7 @@ func (s *shell) grepTree(name string, args []string) {
 	}
 	var reps []string
 	for _, st := range ops[:min(len(ops), maxFields)] {
-		reps = append(reps, s.reach(st, f)...)
+		reps = append(reps, s.reach(st, &f, false)...)
 	}
 	s.mentionPaths(reps)
 	for _, r := range reps[:min(len(reps), maxFields)] {

@@ -170,6 +170,10 @@ type env struct {
 	// rule decides.
 	steps, spent int
 	over         bool
+	// judged counts the tests and patterns tree walks evaluated on
+	// entries (find expressions, grep filters); past maxJudged every
+	// entry counts as selected.
+	judged int
 }
 
 const (
@@ -179,6 +183,11 @@ const (
 	// maxBytes bounds the bytes of values the analysis builds: expanded
 	// words, directories of cd and pushd, scripts parsed, output kept.
 	maxBytes = 16 << 20
+	// maxJudged bounds the find tests and grep patterns evaluated on the
+	// entries of tree walks in one call (about 50 ms): past it a walk
+	// selects every guarded directory it meets, so a huge expression
+	// cannot hide one.
+	maxJudged = 4_000_000
 )
 
 // charge counts work; it reports false (and sets over) once a budget is

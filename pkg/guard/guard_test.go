@@ -55,6 +55,9 @@ func TestFileTools(t *testing.T) {
 		{"mcp get_file_info", Request{Tool: "mcp__filesystem__get_file_info", Paths: paths("path", cwd+"/.matrixx/tasks/T-1.json")}, false, ""},
 		{"mcp unknown tool", Request{Tool: "mcp__weird__frobnicate", Paths: paths("target", cwd+"/.matrixx/tasks/T-1.json")}, true, ""},
 		{"mcp unknown tool reads plan", Request{Tool: "mcp__weird__frobnicate", Paths: paths("file", cwd+"/.matrixx/plans/p.md")}, true, ""},
+		// A remote repository's .matrixx/plans cannot be told from the
+		// local one by the path: denied (docs/guard.md, Limits).
+		{"mcp github remote file", Request{Tool: "mcp__github__create_or_update_file", Paths: paths("path", ".matrixx/plans/p.md")}, true, ""},
 		{"mcp write elsewhere", Request{Tool: "mcp__filesystem__write_file", Paths: paths("path", cwd+"/README.md")}, false, ""},
 		{"mcp file uri", Request{Tool: "mcp__fs__write_file", Paths: paths("uri", "file://"+cwd+"/.matrixx/tasks/T-1.json")}, true, ""},
 		{"mcp own task tool", Request{Tool: "mcp__matrixx__task_update", Paths: paths("path", cwd+"/.matrixx/tasks/T-1.json")}, false, ""},

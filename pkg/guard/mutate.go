@@ -48,6 +48,9 @@ func (s *shell) mutate(name string, args []string, in input) {
 			s.writeTree(name+" -r", ops)
 		}
 	case "chmod", "chown", "chgrp", "setfacl":
+		if name == "chmod" && chmodAddsOnly(args) {
+			return // u+w, +x, a+rX: adding permissions cannot hurt a store
+		}
 		recursive := false
 		ops := scan(name, args, func(opt, _ string) {
 			recursive = recursive || opt == "R" || opt == "--recursive"
@@ -63,7 +66,11 @@ func (s *shell) mutate(name string, args []string, in input) {
 		"dos2unix", "unix2dos", "mac2unix", "unix2mac", "sudoedit":
 		s.writeAll(name, scan(name, args, nil), true)
 	case "mkdir", "mkfifo", "mknod":
-		s.writeAll(name, scan(name, args, nil), false)
+		for _, p := range scan(name, args, nil) {
+			if name != "mkdir" || !s.storeDir(p) {
+				s.write(p, name, false)
+			}
+		}
 	case "mv":
 		s.copy(name, args, true)
 	case "cp", "install", "ln", "link", "rsync", "scp":
@@ -189,7 +196,7 @@ func (s *shell) mutate(name string, args []string, in input) {
 func (s *shell) writeTree(cmd string, ops []string) {
 	f := treeFilter{maxDepth: -1, hidden: true}
 	for _, p := range ops[:min(len(ops), maxFields)] {
-		for _, r := range s.reach(p, f) {
+		for _, r := range s.reach(p, &f, false) {
 			s.write(r, cmd, true)
 		}
 	}
@@ -236,7 +243,25 @@ func (s *shell) writeAll(cmd string, ops []string, rootToo bool) {
 func (s *shell) copy(name string, args []string, move bool) {
 	target, dirs, removeSrc := "", false, move
 	symbolic, hard, noDeref := false, name == "ln" || name == "link", false
+	recursive, del, delExcluded := false, false, false
+	var rules []rsyncRule
 	ops := scan(name, args, func(opt, val string) {
+		if name == "rsync" {
+			switch opt {
+			case "--delete", "--del", "--delete-before", "--delete-during", "--delete-delay", "--delete-after":
+				del = true
+			case "--delete-excluded":
+				del, delExcluded = true, true
+			case "--exclude", "--include", "f", "--filter", "F", "--exclude-from", "--include-from":
+				rules = rsyncRules(rules, opt, val)
+			}
+		}
+		switch opt {
+		case "r", "a", "--recursive", "--archive":
+			recursive = name == "cp" || name == "rsync" || name == "scp"
+		case "R":
+			recursive = recursive || name == "cp"
+		}
 		switch opt {
 		case "t", "--target-directory":
 			if name != "rsync" && name != "scp" {
@@ -257,7 +282,11 @@ func (s *shell) copy(name string, args []string, move bool) {
 		}
 	})
 	if dirs {
-		s.writeAll(name, ops, false)
+		for _, p := range ops {
+			if !s.storeDir(p) {
+				s.write(p, name, false)
+			}
+		}
 		return
 	}
 	dest := target
@@ -313,6 +342,260 @@ func (s *shell) copy(name string, args []string, move bool) {
 		}
 		s.remember(made, p, symbolic)
 	}
+	if recursive && !symbolic && !hard {
+		s.copyTree(name, srcs, dest, intoDir, rules, del, delExcluded)
+	}
+}
+
+// copyTree checks what a recursive copy (cp -r, rsync -a, scp -r) does
+// below its destination: the guarded directories a source holds land in
+// the destination, which counts when they land in a store that exists
+// (rsync -a backup/ ./ with a backup/.matrixx/tasks); and rsync --delete
+// removes from the directory it fills whatever the source lacks, so a
+// guarded directory below it counts (rsync -a --delete /tmp/empty/ ./),
+// unless an --exclude or --filter rule keeps it out of the deletion.
+func (s *shell) copyTree(name string, srcs []string, dest string, intoDir bool, rules []rsyncRule, del, delExcluded bool) {
+	all := treeFilter{maxDepth: -1, hidden: true}
+	for _, p := range srcs[:min(len(srcs), maxFields)] {
+		local := p
+		if remote(p) {
+			local = p[strings.IndexByte(p, ':')+1:]
+		}
+		sp := slashes(local)
+		// What the source's entries land in, and their path in the
+		// transfer (rsync's filter rules are relative to it).
+		land, base := dest, ""
+		contents := strings.HasSuffix(sp, "/.") || sp == "." || sp == ".." ||
+			name == "rsync" && strings.HasSuffix(sp, "/")
+		if b := path.Base(sp); !contents && (intoDir || name == "rsync") && b != "/" {
+			land, base = strings.TrimSuffix(dest, "/")+"/"+b, b
+		}
+		inTransfer := func(rel string) string {
+			if base != "" {
+				return base + "/" + rel
+			}
+			return rel
+		}
+		if del {
+			prefix := strings.TrimSuffix(land, "/") + "/"
+			for _, r := range s.reach(land, &all, false) {
+				if !rsyncKeeps(rules, inTransfer(strings.TrimPrefix(r, prefix)), true, delExcluded) {
+					s.write(r, name+" --delete", true)
+				}
+			}
+		}
+		if local != p {
+			continue
+		}
+		prefix := strings.TrimSuffix(p, "/") + "/"
+		for _, r := range s.reach(p, &all, false) {
+			rel := strings.TrimPrefix(r, prefix)
+			if name == "rsync" && rsyncKeeps(rules, inTransfer(rel), false, false) {
+				continue
+			}
+			if l := strings.TrimSuffix(land, "/") + "/" + rel; s.isDir(path.Dir(l)) {
+				s.write(l, name, false)
+			}
+		}
+	}
+}
+
+// rsyncRule is a filter rule of rsync: kind '-' exclude, '+' include,
+// 'P' protect, 'R' risk, 'H' hide, 'S' show, '?' one the guard does not
+// read (a merge file, --exclude-from): nothing after it is trusted.
+type rsyncRule struct {
+	kind byte
+	pat  string
+}
+
+// rsyncRules adds the rule an rsync option gives (--exclude PAT,
+// --include PAT, --filter RULE, -F, --exclude-from FILE).
+func rsyncRules(rules []rsyncRule, opt, val string) []rsyncRule {
+	if len(rules) >= maxFields {
+		return append(rules[:maxFields-1], rsyncRule{kind: '?'})
+	}
+	if strings.IndexByte(val, unknown) >= 0 {
+		return append(rules, rsyncRule{kind: '?'})
+	}
+	switch opt {
+	case "--exclude":
+		return append(rules, rsyncRule{'-', val})
+	case "--include":
+		return append(rules, rsyncRule{'+', val})
+	case "f", "--filter":
+	default: // -F, --exclude-from, --include-from: rules in files
+		return append(rules, rsyncRule{kind: '?'})
+	}
+	if val == "!" || val == "clear" {
+		return rules[:0]
+	}
+	head, pat, ok := strings.Cut(val, " ")
+	if !ok && len(val) > 1 && strings.IndexByte("-+PRHS", val[0]) >= 0 {
+		head, pat, ok = strings.Cut(val, "_")
+	}
+	kind := byte('?')
+	switch head {
+	case "-", "exclude":
+		kind = '-'
+	case "+", "include":
+		kind = '+'
+	case "P", "protect":
+		kind = 'P'
+	case "R", "risk":
+		kind = 'R'
+	case "H", "hide":
+		kind = 'H'
+	case "S", "show":
+		kind = 'S'
+	case "-s":
+		kind = 'H' // an exclude for the sending side only
+	case "-r":
+		kind = 'P'
+	case "+s":
+		kind = 'S'
+	case "+r":
+		kind = 'R'
+	}
+	if !ok || pat == "" {
+		kind = '?'
+	}
+	return append(rules, rsyncRule{kind, pat})
+}
+
+// rsyncKeeps reports whether rsync's filter rules keep rel (a path in
+// the transfer) out of the deletion on the receiving side (receiver) or
+// out of the transfer: a directory above rel is excluded (or protected,
+// hidden) by the first rule that matches it. With --delete-excluded the
+// exclude rules do not protect.
+func rsyncKeeps(rules []rsyncRule, rel string, receiver, delExcluded bool) bool {
+	if len(rules) == 0 {
+		return false
+	}
+	comps := strings.Split(rel, "/")
+	for k := 1; k < len(comps); k++ {
+		q := strings.Join(comps[:k], "/")
+	rules:
+		for _, r := range rules {
+			switch r.kind {
+			case '?':
+				return false
+			case 'H', 'S':
+				if receiver {
+					continue
+				}
+			case 'P', 'R':
+				if !receiver {
+					continue
+				}
+			case '-':
+				if receiver && delExcluded {
+					continue
+				}
+			}
+			if !rsyncMatch(r.pat, q) {
+				continue
+			}
+			switch r.kind {
+			case '-', 'P', 'H':
+				return true
+			}
+			break rules // included at this level
+		}
+	}
+	return false
+}
+
+// rsyncMatch matches an rsync filter pattern against the directory q (a
+// path in the transfer): a pattern without "/" matches the last
+// component, one with "/" the last components, one starting with "/" the
+// whole path; "*" stays within a component, "**" does not; "dir/***"
+// matches dir and what lies in it.
+func rsyncMatch(pat, q string) bool {
+	if strings.HasSuffix(pat, "/***") {
+		return rsyncMatch(pat[:len(pat)-4], q) || rsyncMatch(pat[:len(pat)-2], q)
+	}
+	pat = strings.TrimRight(pat, "/")
+	if pat == "" {
+		return false
+	}
+	anchored := pat[0] == '/'
+	pat = strings.TrimLeft(pat, "/")
+	if strings.Contains(pat, "**") {
+		return shellMatch(pat, q, false) || !anchored && shellMatch("*/"+pat, q, false)
+	}
+	pc, qc := strings.Split(pat, "/"), strings.Split(q, "/")
+	if len(pc) > len(qc) || anchored && len(pc) != len(qc) {
+		return false
+	}
+	off := len(qc) - len(pc)
+	for i := range pc {
+		if !shellMatch(pc[i], qc[off+i], false) {
+			return false
+		}
+	}
+	return true
+}
+
+// chmodAddsOnly reports whether chmod's mode only adds permissions (u+w,
+// +x, a+rX, g+u): such a chmod cannot take the stores away from the
+// binaries. A numeric mode, "-", "=" and --reference may remove some.
+func chmodAddsOnly(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "--reference") {
+			return false
+		}
+		// chmod -w FILE: a mode that looks like an option.
+		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], "rwxXstugoa=+-,01234567") {
+			return false
+		}
+	}
+	ops := scan("chmod", args, nil)
+	if len(ops) == 0 || ops[0] == "" {
+		return false
+	}
+	for _, cl := range strings.Split(ops[0], ",") {
+		i := 0
+		for i < len(cl) && strings.IndexByte("ugoa", cl[i]) >= 0 {
+			i++
+		}
+		if i == len(cl) {
+			return false
+		}
+		for i < len(cl) {
+			if cl[i] != '+' {
+				return false
+			}
+			for i++; i < len(cl) && strings.IndexByte("rwxXstugo", cl[i]) >= 0; i++ {
+			}
+		}
+	}
+	return true
+}
+
+// storeDir reports whether p (relative to the current directory) is a
+// store directory itself — .matrixx/tasks, .matrixx/plans, .matrixx/state,
+// an Extra or State directory — not something inside one: mkdir of it
+// makes an empty store, which the binaries would make anyway (G5).
+func (s *shell) storeDir(p string) bool {
+	a := cleanPath(joinPath(s.cwd, slashes(s.tilde(p))))
+	if a == "" || strings.IndexByte(a, unknown) >= 0 {
+		return false
+	}
+	if dir, base := path.Split(a); dir != "" && s.e.classify(strings.TrimSuffix(dir, "/")) == root &&
+		(s.e.is(base, "tasks") || s.e.is(base, "plans") || s.e.is(base, "state")) {
+		return true
+	}
+	for _, list := range [...][]string{s.e.extra, s.e.state} {
+		for _, x := range list {
+			if strings.EqualFold(a, x) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // remember records that the command made made from src (a symbolic link

@@ -50,6 +50,15 @@ func project(t *testing.T, ignore string) string {
 // allowed.
 func TestWholeTree(t *testing.T) {
 	proj := project(t, "")
+	// A backup holding another store, and directories a cleanup removes.
+	for _, d := range []string{"backup/.matrixx/tasks", "src/__pycache__", "build", "node_modules/x"} {
+		if err := os.MkdirAll(filepath.Join(proj, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(proj, "backup/.matrixx/tasks/T-1.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		cmd  string
 		deny bool
@@ -65,8 +74,11 @@ func TestWholeTree(t *testing.T) {
 		{`find . -type f -print0 | xargs -0 chmod 600`, true},
 		{`find . -name '*.go' -exec sed -i s/foo/bar/ {} +`, false},
 		{`find . -path ./.matrixx -prune -o -name '*.md' -exec sed -i s/foo/bar/ {} +`, false},
-		{`find . -path '*/.matrixx' -prune -o -name '*.md' -delete`, false},
-		{`find . -name .matrixx -prune -o -name '*.md' -delete`, false},
+		// -delete turns on -depth, under which -prune does nothing: BSD
+		// find deletes the plan, GNU find refuses to run.
+		{`find . -path '*/.matrixx' -prune -o -name '*.md' -delete`, true},
+		{`find . -name .matrixx -prune -o -name '*.md' -delete`, true},
+		{`find . -depth -path ./.matrixx -prune -o -name '*.md' -exec sed -i s/a/b/ {} +`, true},
 		{`find . -not -path './.matrixx/*' -name '*.md' -delete`, false},
 		{`find . -maxdepth 2 -name '*.md' -delete`, false},
 		{`find src -name '*.md' -delete`, false},
@@ -97,6 +109,67 @@ func TestWholeTree(t *testing.T) {
 		{`echo x > tlink`, true},
 		{`sed -i s/a/b/ tlink`, true},
 		{`cd tdir && rm T-2a200c59-1a36-4dad-a9c3-3064d180f694.json`, true},
+		// find hands -exec and -delete what its tests select, the start
+		// point included only when they select it too.
+		{`find . -name __pycache__ -exec rm -rf {} +`, false},
+		{`find . -type d -name __pycache__ -exec rm -rf {} +`, false},
+		{`find . -type d -name node_modules -prune -exec rm -rf '{}' +`, false},
+		{`find . -maxdepth 1 -name build -exec rm -rf {} +`, false},
+		{`find . -mindepth 1 -maxdepth 1 ! -name .matrixx -exec rm -rf {} +`, false},
+		{`find . -maxdepth 1 -exec rm -rf {} +`, true}, // ./.matrixx at depth 1
+		{`find . -name tasks -exec rm -rf {} +`, true},
+		{`find . -type d -exec rm -rf {} +`, true},
+		{`find . ! -name .matrixx -exec rm -rf {} +`, true}, // "." itself
+		{`find . \( -name '*.md' -o -name '*.json' \) -exec sed -i s/a/b/ {} +`, true},
+		{`find . -type f -exec chmod +x {} +`, false},
+		{`find . -type f -exec chmod 600 {} +`, true},
+		{`find . -name '*.md' -exec grep -l foo {} + | xargs sed -i s/a/b/`, true},
+		{`find . -path ./.matrixx -prune -o -name '*.md' -print | xargs sed -i s/a/b/`, false},
+		{`find . -name '*.md' -print0 | xargs -0 sed -i s/a/b/`, true},
+		{"find . " + strings.Repeat("! ", 80) + "-delete", true}, // too deep to read: anything
+		// -delete removes a directory only once it is empty (rmdir).
+		{`find . -type d -empty -delete`, false},
+		{`find . -type d -delete`, false},
+		{`find . -type d -name tasks -delete`, false},
+		{`find . -type f -empty -delete`, false},
+		{`find . -empty -delete`, false},
+		{`find . -type f -newer src/app.go -delete`, true},
+		{`find tdir -name '*.json' -delete`, false}, // the link itself is not entered
+		{`find -L tdir -name '*.json' -delete`, true},
+		{`find -H tdir -type f -exec rm {} +`, true},
+		// rsync --delete empties what it fills of all the source lacks.
+		{`rsync -a --delete /tmp/empty/ ./`, true},
+		{`rsync -a --del /tmp/empty/ .`, true},
+		{`rsync -a --delete-after /tmp/empty/ "$PWD"`, true},
+		{`rsync -avz --delete host:proj/ ./`, true},
+		{`rsync -a --delete --exclude .matrixx /tmp/empty/ ./`, false},
+		{`rsync -a --delete --exclude=/.matrixx/ /tmp/empty/ ./`, false},
+		{`rsync -a --delete --filter='P .matrixx' /tmp/empty/ ./`, false},
+		{`rsync -a --delete -f '- .matrixx/***' /tmp/empty/ ./`, false},
+		{`rsync -a --delete --delete-excluded --exclude .matrixx /tmp/empty/ ./`, true},
+		{`rsync -a --delete --include='*' --exclude .matrixx /tmp/empty/ ./`, true},
+		{`rsync -a --delete --exclude-from=keep.txt /tmp/empty/ ./`, true},
+		{`rsync -a --delete --exclude tasks /tmp/empty/ ./`, true}, // the plans go
+		{`rsync -a --delete /tmp/dist/ build/`, false},
+		{`rsync -a --delete ./ host:/backup/`, false},
+		// A recursive copy whose source holds a store fills the store
+		// it lands on.
+		{`rsync -a backup/ ./`, true},
+		{`cp -r backup/. .`, true},
+		{`cp -r backup/.matrixx .`, true},
+		{`rsync -a --exclude .matrixx backup/ ./`, false},
+		{`cp -a . /nonexistent-guard-test/snapshot`, false},
+		{`cp -r src/. build/`, false},
+		// Adding permissions cannot hurt a store; taking them can.
+		{`chmod -R u+w .`, false},
+		{`chmod -R a+rX,u+w .`, false},
+		{`chmod -R u=rwX .`, true},
+		{`chmod -R 755 .`, true},
+		{`chmod -R -w .`, true},
+		{`chown -R me:me .`, true},
+		{`mkdir -p .matrixx/tasks .matrixx/plans`, false},
+		{`mkdir -p .matrixx/tasks/sub`, true},
+		{`mkdir tdir/sub`, true},
 		{`git clean -fd`, true}, // .matrixx is untracked and not ignored
 		{`git clean -fdX`, false},
 		{`git clean -fdx`, true},
