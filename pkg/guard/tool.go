@@ -31,23 +31,11 @@ const (
 // length, hash, checksum, id(s) (file_text, file_content, file_type, …).
 // Names longer than 64 bytes are not path fields.
 func IsPathField(name string) bool {
-	var buf [64]byte
-	n := 0
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case c == '_' || c == '-' || c == '.' || c == ' ':
-			continue
-		case c >= 'A' && c <= 'Z':
-			c += 'a' - 'A'
-		}
-		if n == len(buf) {
-			return false
-		}
-		buf[n] = c
-		n++
+	var buf [maxFieldName]byte
+	f, ok := foldFieldName(name, &buf)
+	if !ok {
+		return false
 	}
-	f := string(buf[:n])
 	switch f {
 	case "source", "sources", "src", "destination", "dest", "dst", "target", "targets", "uri", "uris",
 		"location", "output", "cwd", "root", "projectroot", "workspaceroot", "notebook":
@@ -68,20 +56,12 @@ func IsPathField(name string) bool {
 // in (cwd, working_directory, workdir, root, …): relative paths of the
 // other fields, and an MCP shell command, start there.
 func cwdField(name string) bool {
-	var buf [64]byte
-	n := 0
-	for i := 0; i < len(name) && n < len(buf); i++ {
-		c := name[i]
-		switch {
-		case c == '_' || c == '-' || c == '.' || c == ' ':
-			continue
-		case c >= 'A' && c <= 'Z':
-			c += 'a' - 'A'
-		}
-		buf[n] = c
-		n++
+	var buf [maxFieldName]byte
+	f, ok := foldFieldName(name, &buf)
+	if !ok {
+		return false
 	}
-	switch string(buf[:n]) {
+	switch f {
 	case "cwd", "workingdirectory", "workingdir", "workdir", "workingpath", "root", "rootdir", "rootpath",
 		"rootdirectory", "basedir", "basepath", "basedirectory", "projectroot", "projectdir",
 		"projectpath", "projectdirectory", "workspaceroot", "workspacedir", "workspacepath",
@@ -217,4 +197,30 @@ func (e *env) tool(req Request, k kind, skipCwd bool) Decision {
 		}
 	}
 	return Decision{}
+}
+
+// maxFieldName is the longest field name (bytes, after folding) that
+// IsPathField and cwdField consider.
+const maxFieldName = 64
+
+// foldFieldName lower-cases an ASCII field name and drops '_', '-', '.'
+// and spaces (file_path, filePath and File-Path fold alike) into buf;
+// ok is false when the folded name is longer than buf.
+func foldFieldName(name string, buf *[maxFieldName]byte) (folded string, ok bool) {
+	n := 0
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '_' || c == '-' || c == '.' || c == ' ':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		if n == len(buf) {
+			return "", false
+		}
+		buf[n] = c
+		n++
+	}
+	return string(buf[:n]), true
 }
