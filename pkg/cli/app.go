@@ -185,12 +185,35 @@ func (a *app) warnf(format string, args ...any) {
 
 // readInput reads the stdin document (D1). It returns empty=true when
 // stdin is a terminal or holds only whitespace; the document is then "{}".
-func (a *app) readInput() (data []byte, empty bool, err error) {
+//
+// given names the input the command line already holds ("flags", "the id
+// argument"; "" when none). Then stdin is not the input: it is only looked
+// at, without taking anything from it, for at most input.PeekWait
+// (input.Pending, docs/design.md S25). A JSON document there too is a
+// usage error (invalid_arguments, exit 2), since one of the two would be
+// silently ignored; nothing, white space, other text, a terminal,
+// /dev/null, or a pipe that stays silent past the bound answer "{}" with
+// empty=true and the command goes on with its flags.
+func (a *app) readInput(given string) (data []byte, empty bool, err error) {
 	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return []byte("{}"), true, nil
+	}
+	if given != "" {
+		if input.Pending(a.stdin, input.PeekWait) {
+			return nil, false, errcode.New(errcode.InvalidArguments,
+				"got %s and a JSON document on stdin: give one or the other, not both (stdin is read only when no input flag or id is given; if stdin is meant for something else, such as a while-read loop over JSON lines, give this command </dev/null; see %s --help)", given, a.name)
+		}
 		return []byte("{}"), true, nil
 	}
 	return input.Read(a.stdin, input.MaxBytes)
 }
+
+// stdinRule is the --help paragraph of every task binary about flags and
+// stdin (D1, docs/design.md S25; readInput).
+const stdinRule = `Give flags (or an id argument) or a JSON document on stdin, not both: with flags, stdin is only
+looked at, never read, and a document there too (its first non-blank character is "{") is a usage
+error (exit 2). Empty stdin, /dev/null, other text (the ids a "while read" loop is reading) or a
+pipe that sends nothing within 10 ms lets the flags run.`
 
 // needInput is the usage error for a tool that got no input at all.
 func (a *app) needInput(example string) error {

@@ -19,7 +19,7 @@ import (
 
 // globals are the flags every task binary takes.
 type globals struct {
-	Dir     string           `short:"C" name:"dir" placeholder:"DIR" help:"Use DIR as the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else the nearest ancestor holding .matrixx/ or .git)."`
+	Dir     string           `short:"C" name:"dir" placeholder:"DIR" help:"Use DIR as the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else the nearest ancestor holding .matrixx/ or .git), resolved through symbolic links."`
 	Session string           `name:"session" placeholder:"ID" help:"Session id stamped as threadID by writes (default: $MATRIXX_SESSION_ID, else \"no-session\"); reads ignore it."`
 	Pretty  bool             `help:"Indent the JSON answer."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
@@ -64,6 +64,7 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 	st := &store.Store{
 		Dir:        layout.Dir,
 		Root:       root,
+		Own:        layout.Own,
 		Session:    session,
 		LegacyDir:  layout.LegacyDir,
 		StaleAfter: time.Duration(cfg.Tasks.StaleAfterHours * float64(time.Hour)),

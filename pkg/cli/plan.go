@@ -27,7 +27,9 @@ const planHelp = `Markdown plans in .matrixx/plans/<name>.md with hash-anchored 
 Names are kebab-case (auth, release-2-0). Numbered checkbox items ("1. [ ] …") are the work and
 count toward progress; "- [ ]" bullets are meta items. Every answer is one JSON document (plan read
 prints text unless --json); errors are {"error","message"} on stdout with exit 1, usage errors exit 2.
-See README "Plans" and docs/plans.md.`
+Only create and update read stdin (whatever their flags); the other subcommands never do. The
+project root is resolved through symbolic links, so a project reached through a link is the same
+project. See README "Plans" and docs/plans.md.`
 
 // planCmd is the plan binary: global flags and the subcommands.
 type planCmd struct {

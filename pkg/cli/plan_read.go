@@ -26,6 +26,9 @@ the line. plan update needs these N#ID anchors; copy them as they are.
   plan read auth --json               {"name","size","totalLines","progress":{"done","total"},
                                         "lines":[{"line","id","text"}]}
 
+A file written by other means that is not UTF-8 or holds NUL is read as it is (only the text
+given to create and update is checked): invalid bytes are shown raw, and as U+FFFD with --json.
+
 Errors (JSON on stdout, exit 1): invalid_file_path, file_not_found, file_too_large.`
 }
 
@@ -44,7 +47,7 @@ func (c *planReadCmd) run(a *app, p *planCmd) error {
 		return errcode.New(errcode.InvalidArguments, "--limit %d: must be 0 (all) or more", c.Limit)
 	}
 	if c.JSON && c.Format != "" && c.Format != "json" {
-		return errcode.New(errcode.InvalidArguments, "--json is --format json: it cannot be combined with --format %s", c.Format)
+		return errcode.New(errcode.InvalidArguments, "--json cannot be combined with --format %s: --json means --format json; give one or the other", c.Format)
 	}
 	if err := plan.CheckName(c.Name); err != nil {
 		return err

@@ -18,7 +18,11 @@ func (c *planTasksCmd) Help() string {
 so "plan tasks auth | task-create" files one task per item. planItem is the item's number as
 written ("3. [ ] …" is item 3). An item counts as filed while any task of this project with the same
 planName and planItem exists and is not deleted, so running the pipeline again adds nothing;
-deleting an item's task files it again. Checked items are never filed.
+deleting an item's task files it again. Checked items are never filed. Every task in the project's
+own store (.matrixx/tasks) is this project's, also after the project was moved or reached through
+a symbolic link; in a shared store (tasks.scope global) tasks of other projects do not count.
+Invalid UTF-8 in the plan file shows as U+FFFD in subjects; an item whose text holds NUL gives a
+subject task-create refuses (validation_error for that item).
 
 With nothing left to file the answer is {"items":[]} (exit 0), which task-create answers as a no-op
 ({"tasks":[],"errors":[]}, exit 0), so the pipeline is safe in "set -e" scripts. task-create
@@ -75,7 +79,7 @@ func planLinks(a *app, e *env, name string) (plan.Links, error) {
 	for i, en := range snap.Entries {
 		tasks[i] = en.Task
 	}
-	return plan.LinksOf(tasks, name, e.root), nil
+	return plan.LinksOf(tasks, name, e.store.Matcher().Same), nil
 }
 
 type planCheckCmd struct {
@@ -117,7 +121,8 @@ type planSyncCmd struct {
 
 func (c *planSyncCmd) Help() string {
 	return `Ticks every open numbered item that has a completed task (metadata planName/planItem) and no
-pending or in_progress one. Items are never unticked.
+pending or in_progress one. Items are never unticked. Only the checkbox changes: other bytes of
+the file (invalid UTF-8 written by other means included) stay as they are.
 
 Answer: {"name","size","progress","checked":[N,…],"lines":[{"line","id","text"}]}
 Errors: file_not_found, invalid_file_path, validation_error (two items share a number),

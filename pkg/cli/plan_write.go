@@ -25,7 +25,8 @@ terminal or empty, writes a template to fill in with plan update.
 
 Answer: {"name","size","progress":{"done","total"},"totalLines","replaced"?,"template"?}
 Errors: invalid_file_path (name), file_exists (use --force to replace), file_too_large (over
-102400 bytes), validation_error (not UTF-8 text), task_lock_unavailable.`
+102400 bytes), validation_error (the markdown given is not UTF-8 or holds NUL),
+task_lock_unavailable.`
 }
 
 func (c *planCreateCmd) run(a *app, p *planCmd) error {
@@ -100,7 +101,7 @@ func (c *planUpdateCmd) run(a *app, p *planCmd) error {
 	if err := plan.CheckName(c.Name); err != nil {
 		return err
 	}
-	data, empty, err := a.readInput()
+	data, empty, err := a.readInput("")
 	if err != nil {
 		return err
 	}

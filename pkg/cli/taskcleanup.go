@@ -21,10 +21,14 @@ Without flags, reads an optional document on stdin:
 given) selects every completed task: "all":false needs olderThan, and "all":true with olderThan
 is refused (validation_error).
 
+` + stdinRule + `
+
 Age is the file's modification time. Completed tasks that are still needed are kept and listed:
 keptBlockers (an active task still waits for them: deleting them would block it forever) and
 keptPlanItems (their plan item, metadata planName/planItem, is still unticked in
 .matrixx/plans: run "plan sync NAME" first, or plan tasks would file the finished work again).
+A completed task whose plan is missing, whose planName is not a valid plan name, or whose
+planItem the plan does not have (or has ticked) is deleted as usual: nothing is left to tick.
 Corrupt files are reported, never deleted; temp files left by killed writers are swept.
 
 Answer: {"deleted":N,"remaining":N,"deletedIds":[…],"dryRun"?:true,"keptBlockers"?:[…],
@@ -48,11 +52,15 @@ func TaskCleanup(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func (c *cleanupCmd) run(a *app) error {
 	a.pretty = c.Pretty
 	req := &task.CleanupRequest{OlderThan: c.OlderThan, IncludeDeleted: c.IncludeDeleted, Stale: c.Stale, DryRun: c.DryRun}
-	if c.OlderThan == "" && !c.IncludeDeleted && !c.Stale && !c.DryRun {
-		data, _, err := a.readInput()
-		if err != nil {
-			return err
-		}
+	given := ""
+	if c.OlderThan != "" || c.IncludeDeleted || c.Stale || c.DryRun {
+		given = "flags"
+	}
+	data, _, err := a.readInput(given)
+	if err != nil {
+		return err
+	}
+	if given == "" {
 		if req, err = task.ParseCleanup(data); err != nil {
 			return err
 		}
@@ -63,7 +71,7 @@ func (c *cleanupCmd) run(a *app) error {
 	if err != nil {
 		return err
 	}
-	res, err := e.store.Cleanup(req, plan.NewOpenItems(e.root).Has)
+	res, err := e.store.Cleanup(req, plan.NewOpenItems(e.root, e.store.Matcher().Same).Has)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,8 @@ Reads one task object or a batch {"items":[…]} on stdin, or builds one task fr
   echo '{"subject":"Build backend","blockedBy":["T-…"]}' | task-create
   task-create --subject "Build backend" --blocked-by T-…
 
+` + stdinRule + `
+
 Fields: subject (required), description, activeForm, blocks, blockedBy, owner, priority
 (low|medium|high), metadata (object), repoURL, parentID. New tasks are pending and carry
 threadID (--session) and projectRoot. A batch holds at most 1000 items (validation_error
@@ -87,7 +89,7 @@ func (c *createCmd) run(a *app) error {
 
 func (c *createCmd) request(a *app) (*task.CreateRequest, error) {
 	if !c.flagsGiven() {
-		data, empty, err := a.readInput()
+		data, empty, err := a.readInput("")
 		if err != nil {
 			return nil, err
 		}
@@ -95,6 +97,9 @@ func (c *createCmd) request(a *app) (*task.CreateRequest, error) {
 			return nil, a.needInput(`'{"subject":"Build backend"}'`)
 		}
 		return task.ParseCreate(data)
+	}
+	if _, _, err := a.readInput("flags"); err != nil {
+		return nil, err
 	}
 	subject := ""
 	if c.Subject != nil {

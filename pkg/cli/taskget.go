@@ -13,6 +13,8 @@ const getHelp = `Print one task (spec §6.2).
   task-get T-…
   echo '{"id":"T-…"}' | task-get
 
+` + stdinRule + `
+
 Answer: {"task":{…full record…}}, or {"task":null} when no such task exists (exit 0).
 Errors: invalid_task_id (exit 1), task_corrupt when the file exists but is not a valid record.`
 
@@ -29,8 +31,12 @@ func TaskGet(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func (c *getCmd) run(a *app) error {
 	a.pretty = c.Pretty
 	id := c.ID
-	if id == "" {
-		data, empty, err := a.readInput()
+	if id != "" {
+		if _, _, err := a.readInput("the id argument"); err != nil {
+			return err
+		}
+	} else {
+		data, empty, err := a.readInput("")
 		if err != nil {
 			return err
 		}

@@ -19,6 +19,8 @@ Without flags, reads an optional document on stdin: {"status"?,"parentID"?,"read
 Contradictory filters are refused (usage error for flags, validation_error on stdin): --all with
 --ready or --status, and --ready with a status other than pending.
 
+` + stdinRule + `
+
 Answer: {"tasks":[{"id","subject","status","owner"?,"blockedBy":[…unresolved…],"parentID"?}],
 "reminder":"…","problems"?:[{"file","error"}]}, sorted by id (creation order).
 blockedBy keeps only blockers that are not completed (missing and deleted ones stay).
@@ -32,6 +34,14 @@ type listCmd struct {
 	All    bool   `help:"Every status, completed and deleted included."`
 }
 
+// listFlag names task-list's filters by their flags in messages.
+func listFlag(key string) string {
+	if key == "parentID" {
+		return "--parent"
+	}
+	return "--" + key
+}
+
 // TaskList is the task-list binary.
 func TaskList(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return run("task-list", listHelp, &listCmd{}, args, stdin, stdout, stderr)
@@ -43,15 +53,19 @@ func (c *listCmd) run(a *app) error {
 	debug.SetGCPercent(400)
 	a.pretty = c.Pretty
 	req := &task.ListRequest{Status: task.Status(c.Status), ParentID: c.Parent, Ready: c.Ready, All: c.All}
-	if c.Status == "" && c.Parent == "" && !c.Ready && !c.All {
-		data, _, err := a.readInput()
-		if err != nil {
-			return err
-		}
+	given := ""
+	if c.Status != "" || c.Parent != "" || c.Ready || c.All {
+		given = "flags"
+	}
+	data, _, err := a.readInput(given)
+	if err != nil {
+		return err
+	}
+	if given == "" {
 		if req, err = task.ParseList(data); err != nil {
 			return err
 		}
-	} else if err := req.Validate(); err != nil {
+	} else if err := req.ValidateAs(listFlag); err != nil {
 		return flagError(err)
 	}
 	e, err := a.open(&c.globals, nil)

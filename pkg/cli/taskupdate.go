@@ -13,6 +13,8 @@ const updateHelp = `Update one task (spec §6.4).
   echo '{"id":"T-…","status":"completed"}' | task-update
   echo '{"id":"T-…","addBlockedBy":["T-…"],"metadata":{"k":null}}' | task-update
 
+` + stdinRule + `
+
 Scalars (subject, description, status, activeForm, owner, priority) replace; addBlocks and
 addBlockedBy append (no removal: complete the blocker instead); metadata merges shallowly and a
 null value deletes its key. repoURL and parentID are create-only. An edge that would close a
@@ -79,7 +81,7 @@ func (c *updateCmd) request(a *app) (*task.UpdateRequest, error) {
 		return nil, errcode.New(errcode.InvalidArguments, "flags need the task id as the first argument: task-update T-… --status completed")
 	}
 	if c.ID == "" {
-		data, empty, err := a.readInput()
+		data, empty, err := a.readInput("")
 		if err != nil {
 			return nil, err
 		}
@@ -87,6 +89,9 @@ func (c *updateCmd) request(a *app) (*task.UpdateRequest, error) {
 			return nil, a.needInput(`'{"id":"T-…","status":"completed"}'`)
 		}
 		return task.ParseUpdate(data)
+	}
+	if _, _, err := a.readInput("the id argument"); err != nil {
+		return nil, err
 	}
 	req := &task.UpdateRequest{
 		ID: c.ID, Subject: c.Subject, Description: c.Description, ActiveForm: c.ActiveForm,

@@ -53,6 +53,7 @@ func (r *Runner) project(ev *Event) (*proj, error) {
 	st := &store.Store{
 		Dir:        layout.Dir,
 		Root:       root,
+		Own:        layout.Own,
 		Session:    project.NoSession,
 		StaleAfter: time.Duration(cfg.Tasks.StaleAfterHours * float64(time.Hour)),
 		Now:        r.Now,

@@ -15,15 +15,18 @@ const (
 // Links are the tasks of one plan, by item number: the tasks whose
 // metadata.planName is the plan's name and whose metadata.planItem is the
 // item's number (a JSON integer, or a string of digits), in the same
-// project (tasks whose projectRoot names another project are ignored;
-// tasks without one count).
+// project: tasks for which sameProject(projectRoot) is false are ignored
+// (project.Matcher.Same: every task of the project's own store counts; in
+// a shared store, tasks whose projectRoot names another project do not,
+// tasks without one do; docs/design.md S24).
 type Links map[int][]task.Status
 
-// LinksOf collects the links of plan name among tasks.
-func LinksOf(tasks []*task.Task, name, root string) Links {
+// LinksOf collects the links of plan name among tasks. sameProject is
+// called once per task and must be cheap (project.Matcher caches).
+func LinksOf(tasks []*task.Task, name string, sameProject func(projectRoot string) bool) Links {
 	links := Links{}
 	for _, t := range tasks {
-		if t.ProjectRoot != "" && root != "" && t.ProjectRoot != root {
+		if !sameProject(t.ProjectRoot) {
 			continue
 		}
 		pn, n, ok := t.Metadata.PlanItem()

@@ -13,27 +13,32 @@ import (
 // lock (reads never lock, P6).
 type OpenItems struct {
 	root  string
+	same  func(projectRoot string) bool
 	plans map[string]map[int]bool // plan file → numbers of its unticked items
 }
 
-// NewOpenItems looks up plans in the project at root.
-func NewOpenItems(root string) *OpenItems {
-	return &OpenItems{root: root, plans: map[string]map[int]bool{}}
+// NewOpenItems looks up plans in the project at root; sameProject tells
+// which tasks belong to it (project.Matcher.Same, docs/design.md S24).
+func NewOpenItems(root string, sameProject func(projectRoot string) bool) *OpenItems {
+	return &OpenItems{root: root, same: sameProject, plans: map[string]map[int]bool{}}
 }
 
 // Has reports whether t's metadata planName and planItem (task.PlanItem)
 // name an unticked numbered item of an existing plan. The plan is looked
-// up in the project of t's projectRoot when that is an absolute path (a
-// task directory shared by several projects), else in root. A missing or
-// unreadable plan, a planName that is not a valid plan name, and a number
-// the plan does not have answer false: nothing is left to tick.
+// up in root when t belongs to this project (sameProject: always in the
+// project's own store, so a moved project finds its plans), else in the
+// project of t's projectRoot when that is an absolute path (a task
+// directory shared by several projects). A missing or unreadable plan, a
+// planName that is not a valid plan name, and a number the plan does not
+// have answer false: nothing is left to tick, and task-cleanup deletes the
+// task as usual.
 func (o *OpenItems) Has(t *task.Task) bool {
 	name, n, ok := t.Metadata.PlanItem()
 	if !ok || !ValidName(name) {
 		return false
 	}
 	root := o.root
-	if filepath.IsAbs(t.ProjectRoot) {
+	if !o.same(t.ProjectRoot) && filepath.IsAbs(t.ProjectRoot) {
 		root = t.ProjectRoot
 	}
 	s := &Store{Dir: DirOf(root), Root: root}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -42,7 +43,8 @@ func TestOpenItems(t *testing.T) {
 		{tk(other.Root, `"auth"`, `1`), false},
 		{tk(other.Root, `"auth"`, `4`), true},
 	}
-	o := NewOpenItems(s.Root)
+	// a shared store (S24): a task of another project is looked up there
+	o := NewOpenItems(s.Root, project.NewMatcher(s.Root, false).Same)
 	for i, tt := range tests {
 		if got := o.Has(tt.task); got != tt.want {
 			t.Errorf("%d: Has(%v, %s) = %v, want %v", i, tt.task.Metadata, tt.task.ProjectRoot, got, tt.want)
@@ -51,5 +53,21 @@ func TestOpenItems(t *testing.T) {
 	// each plan is read once
 	if len(o.plans) != 3 || o.plans[filepath.Join(DirOf(s.Root), "gone.md")] != nil {
 		t.Errorf("plans read: %v", o.plans)
+	}
+
+	// the project's own store: every task is looked up here, so a task
+	// filed before the project moved (or of a root now gone) keeps its item
+	own := NewOpenItems(s.Root, project.NewMatcher(s.Root, true).Same)
+	for i, tt := range []struct {
+		task *task.Task
+		want bool
+	}{
+		{tk(other.Root, `"auth"`, `1`), true}, // item 1 is open here, ticked there
+		{tk(other.Root, `"auth"`, `2`), false},
+		{tk(filepath.Join(t.TempDir(), "moved-away"), `"auth"`, `4`), true},
+	} {
+		if got := own.Has(tt.task); got != tt.want {
+			t.Errorf("own %d: Has(%v, %s) = %v, want %v", i, tt.task.Metadata, tt.task.ProjectRoot, got, tt.want)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hashline"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -264,9 +265,14 @@ func TestLinksAndManifest(t *testing.T) {
 		tk(task.Pending, "/r", map[string]string{"planName": `"auth"`, "planItem": `true`}),
 		tk(task.Pending, "/r", map[string]string{"planItem": `7`}),
 	}
-	links := LinksOf(tasks, "auth", "/r")
+	// a shared store: /other is another project (S24)
+	links := LinksOf(tasks, "auth", project.NewMatcher("/r", false).Same)
 	if len(links) != 3 || !links.Filed(1) || links.Filed(2) || !links.Filed(3) || links.Filed(4) || links.Finished(1) || !links.Finished(3) {
 		t.Fatalf("links = %v", links)
+	}
+	// the project's own store: every task is the project's, whatever its root
+	if own := LinksOf(tasks, "auth", project.NewMatcher("/r", true).Same); len(own) != 4 || !own.Filed(4) {
+		t.Fatalf("own-store links = %v", own)
 	}
 	content := "# Auth\n1. [ ] a\n2. [ ] b\n3. [ ] c\n4. [ ] d\n5. [x] e\n6. [ ]\n7. [ ] g\n- [ ] meta\n"
 	p := &Plan{Name: "auth", Text: hashline.Split(content)}

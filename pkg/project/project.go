@@ -32,9 +32,13 @@ func OS() Env {
 // Root returns the project root (D11): dirFlag (-C DIR), else
 // $MATRIXX_PROJECT_DIR, else $CLAUDE_PROJECT_DIR, else the nearest ancestor
 // of the working directory holding .matrixx/ or .git, else the working
-// directory. The result is absolute and cleaned. A root named by the flag
-// or an environment variable must be an existing directory (a typo must not
-// create a new store): else invalid_arguments.
+// directory. The result is canonical (docs/design.md S24): absolute,
+// cleaned and resolved through symbolic links (filepath.EvalSymlinks), so
+// a project reached through a link (or macOS /tmp → /private/tmp) has one
+// root however it was named; the working directory is resolved before the
+// walk up, as git does. A root named by the flag or an environment
+// variable must be an existing directory (a typo must not create a new
+// store): else invalid_arguments.
 func Root(dirFlag string, env Env) (string, error) {
 	wd, err := env.Getwd()
 	if err != nil {
@@ -56,9 +60,74 @@ func Root(dirFlag string, env Env) (string, error) {
 		if !isDir(d) {
 			return "", errcode.New(errcode.InvalidArguments, "%s names %s, which is not an existing directory", src.name, d)
 		}
-		return d, nil
+		return Canonical(d), nil
 	}
-	return Discover(wd), nil
+	if !filepath.IsAbs(wd) {
+		wd, _ = filepath.Abs(wd)
+	}
+	// Every ancestor of a resolved directory is resolved too.
+	return Discover(Canonical(wd)), nil
+}
+
+// Canonical returns dir cleaned and resolved through symbolic links
+// (S24), or dir cleaned when it cannot be resolved (it does not exist, or
+// a component is unreadable). dir should be absolute.
+func Canonical(dir string) string {
+	dir = filepath.Clean(dir)
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return r
+	}
+	return dir
+}
+
+// Matcher tells whether a task record belongs to the current project by
+// its projectRoot (docs/design.md S24). It is meant for one command (its
+// cache of resolved roots is never invalidated) and is not safe for
+// concurrent use.
+type Matcher struct {
+	root  string
+	own   bool
+	canon string          // root resolved again, lazily (roots not from Root)
+	seen  map[string]bool // recordRoot → verdict, for roots that differ textually
+}
+
+// NewMatcher returns the Matcher of the project at root (Root's canonical
+// result). own says the task store is the project's own directory,
+// <root>/.matrixx/tasks (store.Layout.Own): every record in it belongs to
+// the project whatever its projectRoot says, so a moved, renamed,
+// re-linked, cloned or copied project keeps its tasks.
+func NewMatcher(root string, own bool) *Matcher {
+	return &Matcher{root: root, own: own}
+}
+
+// Same reports whether a record whose projectRoot is recordRoot belongs to
+// the project: always in the project's own store; in a shared store (scope
+// global, a storage_path) when recordRoot is empty (a record that names no
+// project counts for whichever project reads it), equals the root, or
+// names the same directory once both are resolved through symbolic links.
+// A root that no longer exists or is relative names another project. Each
+// distinct recordRoot that differs textually is resolved at most once per
+// Matcher, so a scan of 10,000 records costs a string compare each, plus
+// one EvalSymlinks per other project.
+func (m *Matcher) Same(recordRoot string) bool {
+	if m.own || recordRoot == "" || m.root == "" || recordRoot == m.root {
+		return true
+	}
+	if v, ok := m.seen[recordRoot]; ok {
+		return v
+	}
+	if m.seen == nil {
+		m.seen = map[string]bool{}
+		m.canon = Canonical(m.root)
+	}
+	v := false
+	if filepath.IsAbs(recordRoot) {
+		if r, err := filepath.EvalSymlinks(recordRoot); err == nil {
+			v = r == m.canon
+		}
+	}
+	m.seen[recordRoot] = v
+	return v
 }
 
 // Discover walks up from dir to the nearest directory holding .matrixx/ or

@@ -17,7 +17,10 @@ func env(vars map[string]string, wd string) Env {
 }
 
 func TestRoot(t *testing.T) {
-	base := t.TempDir()
+	base, err := filepath.EvalSymlinks(t.TempDir()) // canonical: macOS /var → /private/var
+	if err != nil {
+		t.Fatal(err)
+	}
 	os.MkdirAll(filepath.Join(base, "repo", ".git"), 0o755)
 	os.MkdirAll(filepath.Join(base, "repo", "a", ".matrixx"), 0o755)
 	os.MkdirAll(filepath.Join(base, "repo", "a", "b", "c"), 0o755)
@@ -72,5 +75,76 @@ func TestSessionAndOpenCodeDir(t *testing.T) {
 		if got := OpenCodeDir(env(vars, "/")); got != want {
 			t.Errorf("%v: got %q want %q", vars, got, want)
 		}
+	}
+}
+
+// TestRootIsCanonical: a project reached through a symbolic link has the
+// root of its real directory, whichever source names it (S24).
+func TestRootIsCanonical(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(base, "real")
+	os.MkdirAll(filepath.Join(real, ".git"), 0o755)
+	os.MkdirAll(filepath.Join(real, "src"), 0o755)
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, flag, wd string
+		vars           map[string]string
+	}{
+		{"flag", link, base, nil},
+		{"relative flag", "link/src/..", base, nil},
+		{"matrixx env", "", base, map[string]string{"MATRIXX_PROJECT_DIR": link}},
+		{"claude env", "", base, map[string]string{"CLAUDE_PROJECT_DIR": link + "/"}},
+		{"cwd through the link", "", filepath.Join(link, "src"), nil},
+	} {
+		if got, err := Root(tt.flag, env(tt.vars, tt.wd)); err != nil || got != real {
+			t.Errorf("%s: got %q %v, want %q", tt.name, got, err, real)
+		}
+	}
+}
+
+func TestMatcher(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, other := filepath.Join(base, "root"), filepath.Join(base, "other")
+	os.MkdirAll(root, 0o755)
+	os.MkdirAll(other, 0o755)
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string][2]bool{ // record root → {shared store, own store}
+		"":                          {true, true},
+		root:                        {true, true},
+		link:                        {true, true},
+		link + "/":                  {true, true},
+		other:                       {false, true},
+		filepath.Join(base, "gone"): {false, true},
+		"relative":                  {false, true},
+	}
+	shared, own := NewMatcher(root, false), NewMatcher(root, true)
+	for pass := 0; pass < 2; pass++ { // the second pass answers from the cache
+		for rec, want := range cases {
+			if got := shared.Same(rec); got != want[0] {
+				t.Errorf("shared Same(%q) = %v, want %v", rec, got, want[0])
+			}
+			if got := own.Same(rec); got != want[1] {
+				t.Errorf("own Same(%q) = %v, want %v", rec, got, want[1])
+			}
+		}
+	}
+	if len(shared.seen) != 5 || own.seen != nil {
+		t.Errorf("resolved: shared %v, own %v", shared.seen, own.seen)
+	}
+	// a root given in another spelling (not from Root) still matches
+	if !NewMatcher(link, false).Same(root) {
+		t.Error("a non-canonical root does not match its own directory")
 	}
 }

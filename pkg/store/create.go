@@ -99,9 +99,14 @@ func (tx *txn) createOne(it *task.CreateItem) (*Created, error) {
 // findDuplicate returns the active task of this project with the same
 // trimmed subject and the same plan key (task.Metadata.PlanKey) whose file
 // was written within DedupWindow (spec §6.1, S21), checking the dedup
-// index's candidates against their files.
+// index's candidates against their files. "This project" is
+// project.Matcher's rule (S24): any record of the project's own store; in
+// a shared store, a record whose projectRoot names the same directory.
 func (tx *txn) findDuplicate(subject, plan string) *task.Task {
 	now := tx.s.now()
+	if tx.match == nil {
+		tx.match = tx.s.Matcher()
+	}
 	for _, id := range tx.recent.candidates(subject, plan, now) {
 		t, mtime, err := tx.s.read(id)
 		if err != nil || t == nil {
@@ -109,7 +114,7 @@ func (tx *txn) findDuplicate(subject, plan string) *task.Task {
 			continue
 		}
 		same := strings.TrimSpace(t.Subject) == subject && t.Metadata.PlanKey() == plan
-		if t.Status.Active() && same && t.ProjectRoot == tx.s.Root && now.Sub(mtime) <= DedupWindow {
+		if t.Status.Active() && same && tx.match.Same(t.ProjectRoot) && now.Sub(mtime) <= DedupWindow {
 			return t
 		}
 		if !t.Status.Active() || !same {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
 
 // DedupWindow is DEDUP_WINDOW_MS of spec §6.1: 10 minutes.
@@ -29,8 +30,13 @@ const MaxRecordBytes = 16 << 20
 type Store struct {
 	// Dir is the task directory (spec §3.3).
 	Dir string
-	// Root is the project root, stamped as projectRoot (D11).
+	// Root is the project root, stamped as projectRoot (D11); canonical
+	// (project.Root, docs/design.md S24).
 	Root string
+	// Own says Dir is the project's own store, <Root>/.matrixx/tasks
+	// (Layout.Own): every record in it belongs to the project whatever its
+	// projectRoot says (S24, see Matcher).
+	Own bool
 	// Session is the threadID stamped on new and rewritten records (D11).
 	Session string
 	// LegacyDir is the global directory migrated from (spec §5.4); "" when
@@ -56,6 +62,10 @@ type Layout struct {
 	Dir       string
 	LegacyDir string
 	ListID    string
+	// Own says Dir is <root>/.matrixx/tasks, the project's own store
+	// (however it was configured), as opposed to a store that other
+	// projects may share (scope global, a storage_path elsewhere).
+	Own bool
 }
 
 // Resolve applies spec §3.3 (with D12's rule that a relative storage_path
@@ -63,7 +73,8 @@ type Layout struct {
 // ($ULTRAWORK_TASK_LIST_ID) trimmed, else tasks.task_list_id, else the
 // root's base name, all sanitized; the directory is storage_path, else the
 // global <openCodeDir>/tasks/<listID> when scope is "global" (or no root),
-// else <root>/.matrixx/tasks.
+// else <root>/.matrixx/tasks. Own is set when the directory is
+// <root>/.matrixx/tasks (docs/design.md S24).
 func Resolve(root string, t config.Tasks, envListID, openCodeDir string) Layout {
 	listID := strings.TrimSpace(envListID)
 	if listID == "" {
@@ -74,20 +85,33 @@ func Resolve(root string, t config.Tasks, envListID, openCodeDir string) Layout 
 	}
 	listID = Sanitize(listID)
 	global := filepath.Join(openCodeDir, "tasks", listID)
+	own := ""
+	if root != "" {
+		own = filepath.Join(root, ".matrixx", "tasks")
+	}
 	switch {
 	case t.StoragePath != "" && filepath.IsAbs(t.StoragePath):
-		return Layout{Dir: filepath.Clean(t.StoragePath), ListID: listID}
+		dir := filepath.Clean(t.StoragePath)
+		return Layout{Dir: dir, ListID: listID, Own: dir == own}
 	case t.StoragePath != "":
-		return Layout{Dir: filepath.Join(root, t.StoragePath), ListID: listID}
+		dir := filepath.Join(root, t.StoragePath)
+		return Layout{Dir: dir, ListID: listID, Own: dir == own}
 	case t.Scope == "global" || root == "":
 		return Layout{Dir: global, ListID: listID}
 	default:
-		l := Layout{Dir: filepath.Join(root, ".matrixx", "tasks"), ListID: listID}
+		l := Layout{Dir: own, ListID: listID, Own: true}
 		if openCodeDir != "" {
 			l.LegacyDir = global
 		}
 		return l
 	}
+}
+
+// Matcher returns a fresh project.Matcher for this store: which records
+// belong to the project, for dedup, plan links and cleanup's plan lookups
+// (docs/design.md S24). Use one per command or transaction.
+func (s *Store) Matcher() *project.Matcher {
+	return project.NewMatcher(s.Root, s.Own)
 }
 
 // Sanitize is sanitizePathSegment of spec §3.3: every character outside

@@ -40,19 +40,21 @@ func TestResolve(t *testing.T) {
 		cfg         config.Tasks
 		env         string
 		dir, legacy string
+		own         bool
 	}{
-		{"project default", "/p/my app", def, "", "/p/my app/.matrixx/tasks", "/oc/tasks/my-app"},
-		{"global", "/p/app", with(func(c *config.Tasks) { c.Scope = "global" }), "", "/oc/tasks/app", ""},
-		{"env list id", "/p/app", with(func(c *config.Tasks) { c.Scope = "global"; c.TaskListID = "cfg" }), " env/id ", "/oc/tasks/env-id", ""},
-		{"config list id", "/p/app", with(func(c *config.Tasks) { c.Scope = "global"; c.TaskListID = "cfg" }), "", "/oc/tasks/cfg", ""},
-		{"absolute storage", "/p/app", with(func(c *config.Tasks) { c.StoragePath = "/abs/store/" }), "", "/abs/store", ""},
-		{"relative storage", "/p/app", with(func(c *config.Tasks) { c.StoragePath = "../shared" }), "", "/p/shared", ""},
+		{"project default", "/p/my app", def, "", "/p/my app/.matrixx/tasks", "/oc/tasks/my-app", true},
+		{"global", "/p/app", with(func(c *config.Tasks) { c.Scope = "global" }), "", "/oc/tasks/app", "", false},
+		{"env list id", "/p/app", with(func(c *config.Tasks) { c.Scope = "global"; c.TaskListID = "cfg" }), " env/id ", "/oc/tasks/env-id", "", false},
+		{"config list id", "/p/app", with(func(c *config.Tasks) { c.Scope = "global"; c.TaskListID = "cfg" }), "", "/oc/tasks/cfg", "", false},
+		{"absolute storage", "/p/app", with(func(c *config.Tasks) { c.StoragePath = "/abs/store/" }), "", "/abs/store", "", false},
+		{"relative storage", "/p/app", with(func(c *config.Tasks) { c.StoragePath = "../shared" }), "", "/p/shared", "", false},
+		{"storage is the default", "/p/app", with(func(c *config.Tasks) { c.StoragePath = "./.matrixx/tasks/" }), "", "/p/app/.matrixx/tasks", "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l := Resolve(tt.root, tt.cfg, tt.env, "/oc")
-			if l.Dir != tt.dir || l.LegacyDir != tt.legacy {
-				t.Fatalf("got %+v, want dir %q legacy %q", l, tt.dir, tt.legacy)
+			if l.Dir != tt.dir || l.LegacyDir != tt.legacy || l.Own != tt.own {
+				t.Fatalf("got %+v, want dir %q legacy %q own %v", l, tt.dir, tt.legacy, tt.own)
 			}
 		})
 	}
@@ -92,6 +94,46 @@ func TestCreateDedupUsesIndexAndSeesForeignFiles(t *testing.T) {
 	other.Root = "/elsewhere"
 	if got := create(t, &other, `{"subject":"Build"}`).Tasks[0]; got.Deduplicated {
 		t.Fatalf("deduplicated across projects: %+v", got)
+	}
+}
+
+// TestDedupProjectRoots: in the project's own store every record is the
+// project's (a moved or re-linked project keeps deduplicating); in a shared
+// store the roots are compared once resolved through symbolic links (S24).
+func TestDedupProjectRoots(t *testing.T) {
+	s := newStore(t)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(s.Root, link); err != nil {
+		t.Fatal(err)
+	}
+	record := func(id, subject, root string) {
+		t.Helper()
+		doc := `{"id":"` + id + `","subject":"` + subject + `","description":"","status":"pending","blocks":[],"blockedBy":[],"threadID":"x","projectRoot":"` + root + `"}`
+		if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(s.Dir, id+".json"), []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record("T-linked", "Linked", link)
+	record("T-moved", "Moved", "/old/place/of/the/project")
+	record("T-other", "Other", t.TempDir())
+
+	own := *s
+	own.Own = true
+	for subject, want := range map[string]string{"Linked": "T-linked", "Moved": "T-moved", "Other": "T-other"} {
+		got := create(t, &own, `{"subject":"`+subject+`"}`).Tasks[0]
+		if !got.Deduplicated || got.ID != want {
+			t.Errorf("own store, %s: got %+v, want dedup to %q", subject, got, want)
+		}
+	}
+	shared := *s // e.g. scope global: roots decide
+	for subject, want := range map[string]string{"Linked": "T-linked", "Moved": "", "Other": ""} {
+		got := create(t, &shared, `{"subject":"`+subject+`"}`).Tasks[0]
+		if (want != "") != got.Deduplicated || (want != "" && got.ID != want) {
+			t.Errorf("shared store, %s: got %+v, want dedup to %q", subject, got, want)
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -16,9 +17,10 @@ import (
 type txn struct {
 	s      *Store
 	l      *lock.Lock
-	recent *recentIndex // nil when the dedup index is stale
-	graph  task.Graph   // built on first need
-	lost   error        // set once the lock was found lost
+	recent *recentIndex     // nil when the dedup index is stale
+	graph  task.Graph       // built on first need
+	lost   error            // set once the lock was found lost
+	match  *project.Matcher // which records are this project's (S24), on first need
 
 	refreshed time.Time // last time .lock's timestamp was renewed
 	dirty     bool      // a write happened: sync the directory before answering

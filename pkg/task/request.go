@@ -374,18 +374,34 @@ func ParseList(data []byte) (*ListRequest, error) {
 
 // Validate checks the filters and refuses contradictory ones
 // (validation_error; the binary turns it into a usage error for flags).
+// Messages name the document's keys; see ValidateAs.
 func (r *ListRequest) Validate() error {
+	return r.ValidateAs(func(key string) string { return key })
+}
+
+// ValidateAs is Validate with the names the caller gave the filters in:
+// name maps a document key (status, parentID, ready, all) to what the
+// messages call it, such as its flag ("--all"), so a refusal of
+// contradictory filters reads "--all cannot be combined with --ready: …"
+// (S19). Errors: validation_error, with Field set to the key.
+func (r *ListRequest) ValidateAs(name func(key string) string) error {
+	conflict := func(key, format string, args ...any) error {
+		return &errcode.Error{Code: errcode.ValidationError, Field: key, Message: fmt.Sprintf(format, args...)}
+	}
 	if r.Status != "" && !r.Status.Valid() {
 		return errcode.Field(errcode.ValidationError, "status", "%q is not one of pending, in_progress, completed, deleted", r.Status)
 	}
 	if r.Ready && r.Status != "" && r.Status != Pending {
-		return errcode.Field(errcode.ValidationError, "ready", "ready tasks are pending: it cannot be combined with status %q", r.Status)
+		return conflict("ready", "%s cannot be combined with %s %q: %s lists only pending tasks (drop %s, or make it pending)",
+			name("ready"), name("status"), r.Status, name("ready"), name("status"))
 	}
 	if r.All && r.Ready {
-		return errcode.Field(errcode.ValidationError, "all", "all lists every status and ready only runnable pending tasks: give one of them")
+		return conflict("all", "%s cannot be combined with %s: %s lists tasks of every status, %s only runnable pending ones; give one or the other",
+			name("all"), name("ready"), name("all"), name("ready"))
 	}
 	if r.All && r.Status != "" {
-		return errcode.Field(errcode.ValidationError, "all", "all lists every status and status exactly one: give one of them")
+		return conflict("all", "%s cannot be combined with %s %q: %s lists tasks of every status, %s only those of one; give one or the other",
+			name("all"), name("status"), r.Status, name("all"), name("status"))
 	}
 	if r.ParentID != "" {
 		return CheckID(errcode.ValidationError, "parentID", r.ParentID)
@@ -463,10 +479,10 @@ func (r *CleanupRequest) Validate() error {
 		r.Age = time.Duration(n) * unit
 	}
 	if r.OlderThan == "" && r.All != nil && !*r.All {
-		return errcode.Field(errcode.ValidationError, "all", "false without olderThan selects nothing: give olderThan or drop all")
+		return &errcode.Error{Code: errcode.ValidationError, Field: "all", Message: "all:false without olderThan selects nothing: give olderThan, or leave all out to select every completed task"}
 	}
 	if r.OlderThan != "" && r.All != nil && *r.All {
-		return errcode.Field(errcode.ValidationError, "all", "true selects every completed task and olderThan only the older ones: give one of them")
+		return &errcode.Error{Code: errcode.ValidationError, Field: "all", Message: "all:true cannot be combined with olderThan: all selects every completed task, olderThan only the older ones; give one or the other"}
 	}
 	return nil
 }

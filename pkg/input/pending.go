@@ -1,0 +1,190 @@
+package input
+
+import (
+	"io"
+	"os"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+)
+
+// PeekWait bounds how long Pending waits for a pipe or socket to hold
+// something, in total: 10 ms (docs/design.md S25). A writer that sends its
+// document before the command has started (echo, a file, a finished
+// producer) is seen; one that keeps stdin open and silent costs at most
+// this much.
+const PeekWait = 10 * time.Millisecond
+
+// Pending reports whether r, the stdin of a command that was given its
+// input as flags or arguments and so will not read stdin (D1), holds a
+// JSON document too: its first byte that is not white space (a U+FEFF
+// byte-order mark counts as white space) is "{", which begins every
+// document these binaries take. Anything else there (the ids a
+// `while read id` loop is reading, text) is not for this command and is
+// left alone. Pending never consumes stdin, so such a loop still reads all
+// of its input, and it never waits for longer than wait:
+//
+//   - a regular file is read with pread(2) from its current offset, which
+//     does not move (at most MaxBytes are looked at);
+//   - a pipe is looked at with tee(2), which copies what it holds without
+//     taking it (Linux); where tee is missing (macOS) Pending can only ask
+//     how many bytes are waiting (FIONREAD), and any byte counts;
+//   - a socket is looked at with recv(2) and MSG_PEEK;
+//   - for a pipe or socket it waits, with poll(2), for at most wait in
+//     total for something to arrive: end of file, white space only, or
+//     nothing within the bound answer false;
+//   - anything else (a terminal, /dev/null and other devices, a reader
+//     that is not an *os.File) is not looked at: false.
+//
+// Errors count as "nothing there".
+func Pending(r io.Reader, wait time.Duration) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	switch mode := fi.Mode(); {
+	case mode.IsRegular():
+		return pendingFile(f)
+	case mode&os.ModeNamedPipe != 0:
+		return pendingStream(int(f.Fd()), wait, peekPipe)
+	case mode&os.ModeSocket != 0:
+		return pendingStream(int(f.Fd()), wait, peekSocket)
+	}
+	return false
+}
+
+// verdict is what the bytes looked at so far say.
+type verdict int
+
+const (
+	undecided   verdict = iota // white space so far: more may follow
+	document                   // the first other byte is "{"
+	notDocument                // the first other byte is something else
+)
+
+// classify looks at p, the start of stdin: the first rune that is not
+// white space decides. An incomplete UTF-8 sequence at the end leaves it
+// undecided. blank is the length of the white space before it.
+func classify(p []byte) (v verdict, blank int) {
+	for blank < len(p) {
+		r, size := utf8.DecodeRune(p[blank:])
+		switch {
+		case r == utf8.RuneError && size <= 1 && !utf8.FullRune(p[blank:]):
+			return undecided, blank
+		case unicode.IsSpace(r) || r == '\uFEFF':
+			blank += size
+		case r == '{':
+			return document, blank
+		default:
+			return notDocument, blank
+		}
+	}
+	return undecided, blank
+}
+
+// pendingFile looks at a regular file from its offset without moving it.
+func pendingFile(f *os.File) bool {
+	off, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return false
+	}
+	chunk := make([]byte, 32<<10)
+	var buf []byte
+	for read := 0; read <= MaxBytes; {
+		n, err := f.ReadAt(chunk, off+int64(len(buf)))
+		read += n
+		buf = append(buf, chunk[:n]...)
+		v, blank := classify(buf)
+		if v != undecided {
+			return v == document
+		}
+		if err != nil || n == 0 {
+			return false
+		}
+		// Drop the white space seen, keeping a cut rune.
+		off += int64(blank)
+		buf = append(buf[:0], buf[blank:]...)
+	}
+	return false
+}
+
+// peekFunc copies up to len(buf) bytes from the start of stream fd into
+// buf without consuming them. n == 0 with a nil error is end of file;
+// errUnknown says the content cannot be seen, only that bytes wait.
+type peekFunc func(fd int, buf []byte) (n int, err error)
+
+// errUnknown: bytes are waiting but cannot be looked at without taking them.
+const errUnknown = unix.EOPNOTSUPP
+
+// pendingStream waits, at most wait in total, for fd to hold a decision.
+func pendingStream(fd int, wait time.Duration, peek peekFunc) bool {
+	buf := make([]byte, 64<<10)
+	deadline := time.Now().Add(wait)
+	seen := -1
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		if seen >= 0 {
+			// Only white space so far and the writer is still there: poll
+			// would answer at once, so wait a little for more.
+			time.Sleep(min(left, time.Millisecond))
+		} else {
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			n, err := unix.Poll(fds, int((left+time.Millisecond-1)/time.Millisecond))
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil || n == 0 || fds[0].Revents&(unix.POLLIN|unix.POLLHUP) == 0 {
+				return false // nothing within the bound (or POLLERR/POLLNVAL)
+			}
+		}
+		n, err := peek(fd, buf)
+		switch {
+		case err == errUnknown:
+			return true
+		case err == unix.EINTR || err == unix.EAGAIN:
+			continue
+		case err != nil || n == 0:
+			return false // end of file: the writer closed stdin
+		}
+		if v, _ := classify(buf[:n]); v != undecided {
+			return v == document
+		}
+		if n == seen && n == len(buf) {
+			return false // a full buffer of white space: not a document start
+		}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		if _, err := unix.Poll(fds, 0); err == nil && fds[0].Revents&unix.POLLHUP != 0 {
+			return false // white space, and the writer is gone
+		}
+		seen = n
+	}
+}
+
+// peekSocket looks with MSG_PEEK.
+func peekSocket(fd int, buf []byte) (int, error) {
+	n, _, err := unix.Recvfrom(fd, buf, unix.MSG_PEEK|unix.MSG_DONTWAIT)
+	return n, err
+}
+
+// peekCount is the fallback for pipes that cannot be looked into: it
+// answers errUnknown when bytes are waiting (FIONREAD), end of file when
+// none are (the caller polled fd readable: the writer is gone).
+func peekCount(fd int) (int, error) {
+	n, err := unix.IoctlGetInt(fd, fionread)
+	switch {
+	case err != nil:
+		return 0, err
+	case n > 0:
+		return 0, errUnknown
+	}
+	return 0, nil
+}
