@@ -177,7 +177,8 @@ func valued(cmd, name string) bool {
 			"--files-from", "--exclude-from", "--exclude", "--use-compress-program", "--to-command",
 			"--transform", "--owner", "--group", "--mode", "--mtime", "--newer", "--format", "--label",
 			"--tape-length", "--blocking-factor", "--record-size", "--listed-incremental",
-			"--info-script", "--checkpoint-action", "--rsh-command", "--volno-file", "--index-file":
+			"--info-script", "--checkpoint-action", "--rsh-command", "--volno-file", "--index-file",
+			"--strip-components", "--strip":
 			return true
 		}
 	case "unzip":

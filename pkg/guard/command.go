@@ -157,12 +157,44 @@ func (s *shell) call(argv []string, in input) {
 			s.emit(in.text)
 			known = true
 		}
+	case "whoami":
+		s.emit(selfUser + "\n")
+		known = true
+	case "id":
+		if idSelf(args) {
+			s.emit(selfUser + "\n")
+			known = true
+		}
 	case "realpath", "readlink", "dirname", "basename":
 		if t, ok := s.pathText(name, args); ok {
 			s.emit(t)
 			known = true
 		}
-	case "true", ":", "false", "shopt", "unset", "test", "[", "exit", "return", "wait", "sleep":
+	case "true", ":", "false", "test", "[", "exit", "return", "wait", "sleep":
+		known = true
+	case "shopt":
+		s.shopt(args)
+		known = true
+	case "setopt", "unsetopt":
+		on := name == "setopt"
+		for _, a := range args {
+			if v, ok := zshGlobDots(a); ok {
+				s.dotglob = v == on
+			}
+		}
+		known = true
+	case "unset":
+		fn := false
+		for _, a := range args {
+			switch {
+			case a == "-f":
+				fn = true
+			case a == "-v":
+				fn = false
+			case a == "GLOBIGNORE" && !fn:
+				s.dotglob = false // bash turns dotglob off with it
+			}
+		}
 		known = true
 	case "set":
 		s.setPositional(args)
@@ -293,6 +325,22 @@ func (s *shell) call(argv []string, in input) {
 	if !known {
 		s.outKnown = false
 	}
+}
+
+// idSelf reports whether id prints the user who runs it: id -u, id -un,
+// id -u -n, id --user [--name] without a user operand.
+func idSelf(args []string) bool {
+	user := false
+	for _, a := range args {
+		switch a {
+		case "-u", "--user", "-un", "-nu", "-ur", "-ru", "-urn", "-unr":
+			user = true
+		case "-n", "--name", "-r", "--real":
+		default:
+			return false
+		}
+	}
+	return user
 }
 
 // echoText is echo's output (escapes decoded with -e).
@@ -486,6 +534,9 @@ func (s *shell) shell(args []string, in input) {
 		}
 	}
 	cmd := false
+	// bash -O dotglob, zsh -o globdots: the script runs with dotglob.
+	saved := s.dotglob
+	defer func() { s.dotglob = saved }()
 	i := 0
 loop:
 	for ; i < len(args); i++ {
@@ -505,6 +556,11 @@ loop:
 				case 'c':
 					cmd = true
 				case 'o', 'O':
+					if i+1 < len(args) {
+						if v, ok := zshGlobDots(args[i+1]); ok {
+							s.dotglob = v == (a[0] == '-')
+						}
+					}
 					i++
 				}
 			}
@@ -584,8 +640,40 @@ func (s *shell) defined(argv []string, in input) {
 	}
 }
 
+// shopt follows shopt -s/-u dotglob.
+func (s *shell) shopt(args []string) {
+	on, set := false, false
+	for _, a := range args {
+		switch {
+		case a == "-o":
+			return // the set -o options: no dotglob among them
+		case len(a) > 1 && a[0] == '-':
+			if strings.IndexByte(a, 's') > 0 {
+				on, set = true, true
+			}
+			if strings.IndexByte(a, 'u') > 0 {
+				on, set = false, true
+			}
+		case a == "dotglob" && set:
+			s.dotglob = on
+		}
+	}
+}
+
+// zshGlobDots reads a zsh option name (case and underscores ignored):
+// whether it is globdots (or its alias dotglob), and with which value
+// ("noglobdots" is false).
+func zshGlobDots(a string) (on, ok bool) {
+	n := strings.ToLower(strings.ReplaceAll(a, "_", ""))
+	on = true
+	if strings.HasPrefix(n, "no") && n != "no" {
+		n, on = n[2:], false
+	}
+	return on, n == "globdots" || n == "dotglob"
+}
+
 // setPositional follows set -- ARGS (and set ARGS): the positional
-// parameters become ARGS.
+// parameters become ARGS; zsh's set -o globdots turns dotglob on.
 func (s *shell) setPositional(args []string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -595,6 +683,9 @@ func (s *shell) setPositional(args []string) {
 			return
 		case len(a) > 1 && (a[0] == '-' || a[0] == '+'):
 			if strings.IndexByte(a, 'o') >= 0 && i+1 < len(args) {
+				if v, ok := zshGlobDots(args[i+1]); ok {
+					s.dotglob = v == (a[0] == '-')
+				}
 				i++ // set -o pipefail
 			}
 		default:

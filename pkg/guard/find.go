@@ -71,6 +71,7 @@ func (s *shell) find(args []string) {
 			continue
 		}
 		seen[st] = true
+		s.globs()
 		if s.e.locate(s.cwd, st, !deref && !x.follow).st != outside {
 			if deref || x.follow {
 				st = strings.TrimSuffix(st, "/") + "/" // find -L tdir: what the link leads to
@@ -248,7 +249,9 @@ func (x *findExpr) parseOr(args []string, pos *int, neg bool) int {
 
 func (x *findExpr) parseAnd(args []string, pos *int, neg bool) int {
 	var kids []int
-	lastPath := -1 // the pattern of a -path test just read (-path X -prune)
+	// The -path patterns read with the operand just before (-path X
+	// -prune, \( -path X -o -path Y \) -prune): they name what is pruned.
+	from, to := 0, 0
 	for *pos < len(args) {
 		a := args[*pos]
 		if a == ")" || a == "," || a == "-o" || a == "-or" {
@@ -258,15 +261,12 @@ func (x *findExpr) parseAnd(args []string, pos *int, neg bool) int {
 			*pos++
 			continue
 		}
+		before := len(x.patterns)
 		n := x.parseNot(args, pos, neg)
-		if x.nodes[n].kind == "-prune" && lastPath >= 0 {
-			x.patterns = slices.Delete(x.patterns, lastPath, lastPath+1)
+		if x.nodes[n].kind == "-prune" && to > from && to <= len(x.patterns) {
+			x.patterns = slices.Delete(x.patterns, from, to)
 		}
-		lastPath = -1
-		if k := x.nodes[n].kind; x.nodes[n].op == 't' && !neg && (k == "-path" || k == "-wholename" ||
-			k == "-ipath" || k == "-iwholename") {
-			lastPath = len(x.patterns) - 1
-		}
+		from, to = before, len(x.patterns)
 		kids = append(kids, n)
 	}
 	switch len(kids) {
@@ -713,6 +713,7 @@ func (s *shell) mentionPaths(ps []string) {
 		if len(s.mentions) >= maxFields {
 			return
 		}
+		s.globs()
 		if loc := s.e.locate(s.cwd, p, false); loc.st != outside {
 			s.mentions = append(s.mentions, cleanPath(joinPath(s.cwd, slashes(p))))
 		}

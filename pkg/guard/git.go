@@ -132,12 +132,16 @@ func (s *shell) git(args []string, in input) {
 		})
 	case "stash":
 		ops := scan("git-stash", rest, nil)
-		if len(ops) > 0 && (ops[0] == "push" || ops[0] == "save") {
+		switch {
+		case len(ops) > 0 && ops[0] == "push":
 			ops = ops[1:]
+		case len(ops) > 0 && (ops[0] == "save" || gitStashSub(ops[0])):
+			ops = nil // a message, a stash, a branch name
 		}
 		for _, p := range ops {
 			g.write(p, "git stash", true)
 		}
+		g.gitStash(rest)
 	case "apply", "am":
 		if has("--check", "--stat", "--numstat", "--summary", "--cached") {
 			return
@@ -152,21 +156,28 @@ func (s *shell) git(args []string, in input) {
 }
 
 // gitClean checks git clean: its pathspecs, and without a pathspec (or
-// with ".", or ":/" from the top of the work tree) the .matrixx directory
-// it would delete: untracked stores go with -x; with neither -x nor -X
-// unless git ignores .matrixx; with -X only if it does. -n and
-// --dry-run delete nothing, -e .matrixx keeps it.
+// with ".", or ":/" from the top of the work tree) the guarded paths
+// below the .matrixx directory it would delete (gitLoss): with -x what
+// no -e pattern keeps, with -X what the ignore rules and the -e patterns
+// ignore, with neither what they do not ignore. -n and --dry-run delete
+// nothing.
 func (g *shell) gitClean(rest []string) {
-	dry, excluded, x, bigX := false, false, false, false
+	dry, x, bigX := false, false, false
+	var cmdl []gitRule
+	opaque := false // an -e pattern the guard cannot read
 	ops := scan("git-clean", rest, func(opt, val string) {
-		switch {
-		case opt == "n" || opt == "--dry-run":
+		switch opt {
+		case "n", "--dry-run":
 			dry = true
-		case (opt == "e" || opt == "--exclude") && containsFold(val, "matrixx"):
-			excluded = true
-		case opt == "x":
+		case "e", "--exclude":
+			if strings.IndexByte(val, unknown) >= 0 {
+				opaque = true
+			} else if r, ok := gitRuleOf(val, ""); ok && len(cmdl) < maxFields {
+				cmdl = append(cmdl, r)
+			}
+		case "x":
 			x = true
-		case opt == "X":
+		case "X":
 			bigX = true
 		}
 	})
@@ -187,20 +198,182 @@ func (g *shell) gitClean(rest []string) {
 			}
 		}
 	}
-	if !whole || excluded || !isAbs(dir) || g.denied() {
+	if !whole || !isAbs(dir) || g.denied() {
 		return
 	}
-	fi, err := os.Stat(filepath.FromSlash(dir + "/.matrixx"))
-	if err != nil || !fi.IsDir() {
+	mode := byte('u')
+	switch {
+	case x:
+		mode = 'x'
+	case bigX:
+		mode = 'X'
+	}
+	if opaque {
+		// An unknown -e pattern may keep anything, or take anything
+		// (with -X, or a "!" pattern un-ignoring what .gitignore keeps):
+		// it counts as taking everything.
+		cmdl, mode = nil, 'x'
+	}
+	if lost, ok := g.gitLoss(dir, mode, cmdl, nil); ok {
+		g.refuse(gitCleanReason(lost, mode), "bash:git clean")
+	}
+}
+
+// gitStash checks git stash push/save (and a bare git stash) with -u
+// (--include-untracked) or -a (--all): the stash takes the untracked
+// (with -a also the ignored) files out of the work tree, so the guarded
+// paths of an untracked .matrixx at the top of the work tree or in the
+// current directory go with it, unless a pathspec leaves them out
+// (git stash push -u -- src/, -- ':!.matrixx'). Files git tracks are
+// not known to the guard (docs/guard.md, limits).
+func (g *shell) gitStash(rest []string) {
+	untracked, all, patch := false, false, false
+	fromFile := false
+	ops := scan("git-stash", rest, func(opt, val string) {
+		switch opt {
+		case "u", "--include-untracked":
+			untracked = true
+		case "--no-include-untracked":
+			untracked = false
+		case "a", "--all":
+			all = true
+		case "p", "--patch":
+			patch = true
+		case "--pathspec-from-file":
+			fromFile = true
+		}
+	})
+	var specs []string
+	switch {
+	case len(ops) == 0:
+	case ops[0] == "push":
+		specs = ops[1:]
+	case ops[0] == "save": // the rest is the message
+	case gitStashSub(ops[0]):
+		return
+	default: // git stash -u -- PATHSPEC
+		specs = ops
+	}
+	if !untracked && !all || patch || !isAbs(g.cwd) || g.denied() {
 		return
 	}
-	if !x {
-		ignored := gitIgnores(dir, g.e.home)
-		if ignored != bigX {
+	mode, what := byte('u'), "git stash -u"
+	if all {
+		mode, what = 'x', "git stash -a"
+	}
+	top := gitTop(g.cwd)
+	if top == "" {
+		top = g.cwd
+	}
+	keep := func(rel string) bool {
+		if fromFile {
+			return false
+		}
+		return !pathspecTakes(specs, g.cwd, top, rel)
+	}
+	dirs := []string{top}
+	if g.cwd != top {
+		dirs = append(dirs, g.cwd)
+	}
+	for _, d := range dirs {
+		if lost, ok := g.gitLoss(d, mode, nil, keep); ok {
+			g.refuse(gitStashReason(lost, what), "bash:git stash")
 			return
 		}
 	}
-	g.refuse(gitCleanReason(dir), "bash:git clean")
+}
+
+// gitStashSub reports whether name is a git stash subcommand other than
+// push and save (they take no -u).
+func gitStashSub(name string) bool {
+	switch name {
+	case "list", "show", "drop", "pop", "apply", "branch", "clear", "create", "store":
+		return true
+	}
+	return false
+}
+
+// gitLoss returns a guarded path below dir/.matrixx that a git command
+// taking files out of the work tree would take: mode 'u' the untracked
+// files git does not ignore (git clean, git stash -u), 'X' the ignored
+// ones (git clean -X), 'x' both (git clean -x, git stash -a). The ignore
+// rules are the command line's (cmdl: git clean -e, first), then those of
+// the .gitignore files from the top of the work tree down to
+// dir/.matrixx, .git/info/exclude and ~/.config/git/ignore (not with
+// 'x'), read by gitignore's rules (gitRule). What lies in .matrixx/tasks,
+// .matrixx/plans, .matrixx/state and the config files is judged entry by
+// entry (up to maxReachEntries each); without any of them the .matrixx
+// directory itself. keep (when not nil) leaves out what a pathspec does
+// not take (by its path from the top). Files git tracks are taken for
+// untracked (the guard cannot know).
+func (g *shell) gitLoss(dir string, mode byte, cmdl []gitRule, keep func(rel string) bool) (string, bool) {
+	fi, err := os.Stat(filepath.FromSlash(dir + "/.matrixx"))
+	if err != nil || !fi.IsDir() {
+		return "", false
+	}
+	top := gitTop(dir)
+	if top == "" {
+		top = dir
+	}
+	rel := strings.TrimPrefix(strings.TrimPrefix(dir, top), "/")
+	base := ".matrixx"
+	if rel != "" {
+		base = rel + "/.matrixx"
+	}
+	ig := gitIgnore{cmdl: cmdl, e: g.e}
+	if mode != 'x' {
+		ig.load(top, rel, g.e.home)
+	}
+	taken := func(p string, isDir bool) bool {
+		ign := ig.ignored(p, isDir)
+		if ig.spent {
+			return true // too costly to judge: taken
+		}
+		return ign == (mode == 'X')
+	}
+	found := false
+	for _, sub := range [...]string{"tasks", "plans", "state", "matrixx.jsonc", "matrixx.json"} {
+		area := base + "/" + sub
+		st, err := os.Stat(filepath.FromSlash(top + "/" + area))
+		if err != nil {
+			continue
+		}
+		found = true
+		if keep != nil && keep(area) {
+			continue
+		}
+		if !st.IsDir() {
+			if taken(area, false) {
+				return top + "/" + area, true
+			}
+			continue
+		}
+		d, err := os.Open(filepath.FromSlash(top + "/" + area))
+		if err != nil {
+			continue
+		}
+		entries, _ := d.ReadDir(maxReachEntries)
+		d.Close()
+		if len(entries) == 0 && taken(area, true) {
+			return top + "/" + area, true // an empty store directory goes itself
+		}
+		for _, en := range entries {
+			if !g.e.charge(1, 0) {
+				return "", false
+			}
+			if taken(area+"/"+en.Name(), en.IsDir()) {
+				return top + "/" + area + "/" + en.Name(), true
+			}
+		}
+		if len(entries) == maxReachEntries && taken(area+"/\x01", false) {
+			// More entries than were read: one the rules take may follow.
+			return top + "/" + area, true
+		}
+	}
+	if !found && !(keep != nil && keep(base)) && taken(base, true) {
+		return top + "/" + base, true
+	}
+	return "", false
 }
 
 // gitTop is the top of the git work tree holding dir ("" if none).
@@ -213,59 +386,276 @@ func gitTop(dir string) string {
 	return ""
 }
 
-// gitIgnores reports whether git ignores the directory dir/.matrixx, as
-// far as a plain reading of the ignore files tells: a line ".matrixx",
-// ".matrixx/", "/.matrixx", "/.matrixx/", "**/.matrixx" or
-// "**/.matrixx/" in dir/.gitignore (anchored ones only there), an
-// unanchored one in the .gitignore of a directory above it up to the
-// top of the work tree, in .git/info/exclude of the top, or in the
-// user's git ignore file; and no later "!" line naming .matrixx. Any
-// other form counts as not ignored (the stricter answer for git clean
-// without -x).
-func gitIgnores(dir, home string) bool {
-	ignored := false
-	read := func(file string, anchoredOK bool) {
+// gitRule is a pattern of an ignore file or of git clean -e, by
+// gitignore's rules: "!" negates, a trailing "/" matches directories
+// only, a "/" at the start or inside anchors the pattern to base (the
+// directory of the file, from the top of the work tree), else it matches
+// the last component at any depth; "*", "?" and "[…]" stay within a
+// component, "**" spans components.
+type gitRule struct {
+	pat                    string
+	neg, dirOnly, anchored bool
+	base                   string
+}
+
+// gitRuleOf reads one line of an ignore file (false for a blank line or
+// a comment).
+func gitRuleOf(line, base string) (gitRule, bool) {
+	l := strings.TrimRight(line, "\r")
+	for strings.HasSuffix(l, " ") && !strings.HasSuffix(l, "\\ ") {
+		l = l[:len(l)-1]
+	}
+	if l == "" || l[0] == '#' {
+		return gitRule{}, false
+	}
+	r := gitRule{base: base}
+	switch {
+	case l[0] == '!':
+		r.neg, l = true, l[1:]
+	case strings.HasPrefix(l, "\\!") || strings.HasPrefix(l, "\\#"):
+		l = l[1:]
+	}
+	if strings.HasSuffix(l, "/") {
+		r.dirOnly = true
+		l = strings.TrimRight(l, "/")
+	}
+	r.anchored = strings.Contains(l, "/")
+	r.pat = strings.TrimLeft(l, "/")
+	return r, r.pat != ""
+}
+
+// match reports whether the rule matches rel (a path from the top).
+func (r *gitRule) match(rel string, isDir bool) bool {
+	if r.dirOnly && !isDir {
+		return false
+	}
+	if r.base != "" {
+		if len(rel) <= len(r.base) || rel[:len(r.base)] != r.base || rel[len(r.base)] != '/' {
+			return false
+		}
+		rel = rel[len(r.base)+1:]
+	}
+	if !r.anchored {
+		return shellMatch(r.pat, path.Base(rel), false)
+	}
+	return gitGlob(strings.Split(r.pat, "/"), strings.Split(rel, "/"))
+}
+
+// gitGlob matches pattern components against path components: "**"
+// stands for any number of components (at least one at the end).
+func gitGlob(pc, rc []string) bool {
+	for len(pc) > 0 {
+		if pc[0] == "**" {
+			if len(pc) == 1 {
+				return len(rc) > 0
+			}
+			for k := 0; k <= len(rc); k++ {
+				if gitGlob(pc[1:], rc[k:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(rc) == 0 || !shellMatch(pc[0], rc[0], false) {
+			return false
+		}
+		pc, rc = pc[1:], rc[1:]
+	}
+	return len(rc) == 0
+}
+
+// gitIgnore holds the ignore rules in git's order of precedence: the
+// command line's, then each .gitignore from the deepest directory up,
+// then .git/info/exclude, then the user's file; in each list the last
+// matching rule decides.
+type gitIgnore struct {
+	cmdl  []gitRule
+	files [][]gitRule
+	rules int
+	e     *env
+	dirs  map[string]bool // the verdicts on the directories above the entries judged
+	spent bool            // the judging budget ran out (env.judge)
+}
+
+// load reads the ignore files that apply to dir/.matrixx (dir is rel
+// from the top; each file up to 1 MiB).
+func (ig *gitIgnore) load(top, rel, home string) {
+	read := func(file, base string) {
 		b, err := os.ReadFile(filepath.FromSlash(file))
 		if err != nil || len(b) > 1<<20 {
 			return
 		}
+		var list []gitRule
 		for line := range strings.SplitSeq(string(b), "\n") {
-			l := strings.TrimSpace(line)
-			neg := strings.HasPrefix(l, "!")
-			l = strings.TrimPrefix(l, "!")
-			switch l {
-			case ".matrixx", ".matrixx/", "**/.matrixx", "**/.matrixx/":
-				ignored = !neg
-			case "/.matrixx", "/.matrixx/":
-				if anchoredOK {
-					ignored = !neg
-				}
-			default:
-				if neg && strings.Contains(l, ".matrixx") {
-					ignored = false
-				}
+			if r, ok := gitRuleOf(line, base); ok {
+				list = append(list, r)
 			}
 		}
+		if len(list) > 0 {
+			ig.files = append(ig.files, list)
+			ig.rules += len(list)
+		}
 	}
-	if home != "" {
-		read(home+"/.config/git/ignore", false)
+	// Deepest first: dir/.matrixx, dir, …, the top.
+	m := ".matrixx"
+	if rel != "" {
+		m = rel + "/.matrixx"
 	}
-	top := gitTop(dir)
-	if top == "" {
-		return false
-	}
-	read(top+"/.git/info/exclude", top == dir)
-	var chain []string
-	for d := dir; ; d = path.Dir(d) {
-		chain = append(chain, d)
-		if d == top || d == "/" || d == "." {
+	for d := m; ; d = path.Dir(d) {
+		if d == "." {
+			d = ""
+		}
+		f := top + "/.gitignore"
+		if d != "" {
+			f = top + "/" + d + "/.gitignore"
+		}
+		read(f, d)
+		if d == "" {
 			break
 		}
 	}
-	for k := len(chain) - 1; k >= 0; k-- {
-		read(chain[k]+"/.gitignore", chain[k] == dir)
+	read(top+"/.git/info/exclude", "")
+	if home != "" {
+		read(home+"/.config/git/ignore", "")
 	}
-	return ignored
+}
+
+// verdict is the decision of the rules on p itself.
+func (ig *gitIgnore) verdict(p string, isDir bool) bool {
+	if !ig.e.judge(1 + len(ig.cmdl) + ig.rules) {
+		ig.spent = true
+		return false
+	}
+	last := func(list []gitRule) (bool, bool) {
+		for k := len(list) - 1; k >= 0; k-- {
+			if list[k].match(p, isDir) {
+				return !list[k].neg, true
+			}
+		}
+		return false, false
+	}
+	if v, ok := last(ig.cmdl); ok {
+		return v
+	}
+	for _, list := range ig.files {
+		if v, ok := last(list); ok {
+			return v
+		}
+	}
+	return false
+}
+
+// ignored reports whether git ignores p (a path from the top): p or a
+// directory above it is ignored (a file in an ignored directory cannot
+// be re-included).
+func (ig *gitIgnore) ignored(p string, isDir bool) bool {
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		if i == len(p) {
+			return ig.verdict(p, isDir)
+		}
+		v, ok := ig.dirs[p[:i]]
+		if !ok {
+			v = ig.verdict(p[:i], true)
+			if ig.dirs == nil {
+				ig.dirs = make(map[string]bool, 4)
+			}
+			ig.dirs[p[:i]] = v
+		}
+		if v {
+			return true
+		}
+	}
+	return false
+}
+
+// pathspecTakes reports whether git's pathspecs specs (relative to cwd,
+// the work tree's top being top) take the path rel (from the top) or
+// something in it: no pathspec, or only exclusions, take the whole tree;
+// an exclusion (":!x", ":^x", ":(exclude)x") that holds rel leaves it
+// out. A pattern (glob characters) takes what its part before them may
+// lead to; an exclusion by pattern holds rel when it matches every path
+// in it.
+func pathspecTakes(specs []string, cwd, top, rel string) bool {
+	prefix := strings.TrimPrefix(strings.TrimPrefix(cwd, top), "/")
+	positive, taken := false, false
+	for _, sp := range specs[:min(len(specs), maxFields)] {
+		pat, exclude, fromTop, icase, literal := pathspecMagic(sp)
+		if strings.IndexByte(pat, unknown) >= 0 {
+			if exclude {
+				continue // may leave out anything: counts as leaving out nothing
+			}
+			positive, taken = true, true
+			continue
+		}
+		if !fromTop && prefix != "" {
+			pat = prefix + "/" + pat
+		}
+		pat = strings.TrimPrefix(cleanPath("/"+pat), "/")
+		glob := !literal && strings.ContainsAny(pat, "*?[")
+		if exclude {
+			if pat == "" || hasPathPrefixFold(rel, pat) && (icase || strings.HasPrefix(rel, pat)) ||
+				glob && shellMatch(pat, rel+"/\x01", icase) {
+				return false
+			}
+			continue
+		}
+		positive = true
+		switch {
+		case pat == "":
+			taken = true
+		case glob:
+			// The literal part before the first glob character.
+			lit := pat[:strings.IndexAny(pat, "*?[")]
+			taken = taken || strings.HasPrefix(rel, lit) || strings.HasPrefix(lit, rel)
+		default:
+			taken = taken || hasPathPrefixFold(rel, pat) || hasPathPrefixFold(pat, rel)
+		}
+	}
+	return taken || !positive
+}
+
+// pathspecMagic reads the magic of a git pathspec: ":!x" and ":^x"
+// exclude, ":/x" is from the top, ":(exclude,top,icase,literal,glob)x"
+// the long forms.
+func pathspecMagic(sp string) (pat string, exclude, top, icase, literal bool) {
+	if len(sp) < 2 || sp[0] != ':' {
+		return sp, false, false, false, false
+	}
+	if sp[1] == '(' {
+		end := strings.IndexByte(sp, ')')
+		if end < 0 {
+			return sp, false, false, false, false
+		}
+		for m := range strings.SplitSeq(sp[2:end], ",") {
+			switch strings.TrimSpace(m) {
+			case "exclude":
+				exclude = true
+			case "top":
+				top = true
+			case "icase":
+				icase = true
+			case "literal":
+				literal = true
+			}
+		}
+		return sp[end+1:], exclude, top, icase, literal
+	}
+	i := 1
+	for ; i < len(sp) && strings.IndexByte("/!^", sp[i]) >= 0; i++ {
+		switch sp[i] {
+		case '/':
+			top = true
+		default:
+			exclude = true
+		}
+	}
+	if i < len(sp) && sp[i] == ':' {
+		i++
+	}
+	return sp[i:], exclude, top, false, false
 }
 
 // diffTargets are the files a unified diff changes (+++/--- lines, with

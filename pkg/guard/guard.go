@@ -145,6 +145,10 @@ type env struct {
 	// part of a word the guard cannot know (a variable set elsewhere, a
 	// command substitution) may stand for any one path component.
 	taint bool
+	// dotglob is the dotglob setting of the scope being analysed (see
+	// shell.dotglob), for classify: a shell method sets it (globs)
+	// before it matches paths.
+	dotglob bool
 	// fds holds the known output of process substitutions by the path
 	// they expand to (/dev/fd/63, …); fdN numbers them.
 	fds map[string]string

@@ -81,6 +81,7 @@ func (s *shell) interp(family, name string, args []string, in input) {
 				continue
 			}
 		}
+		s.globs()
 		if loc := s.e.locate(s.cwd, a, false); loc.st != outside {
 			s.refuse(writeReason(via, loc.st, a, loc.resolved), "bash:"+name)
 			return

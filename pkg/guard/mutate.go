@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -48,8 +49,11 @@ func (s *shell) mutate(name string, args []string, in input) {
 			s.writeTree(name+" -r", ops)
 		}
 	case "chmod", "chown", "chgrp", "setfacl":
-		if name == "chmod" && chmodAddsOnly(args) {
-			return // u+w, +x, a+rX: adding permissions cannot hurt a store
+		if name == "chmod" && chmodKeepsOwner(args) {
+			return // u+w, 755, go-w: the owner keeps rwx, the binaries keep working
+		}
+		if name == "chown" && chownSelf(args) {
+			return // chown -R $(id -u) .: the user who runs the binaries
 		}
 		recursive := false
 		ops := scan(name, args, func(opt, _ string) {
@@ -121,7 +125,16 @@ func (s *shell) mutate(name string, args []string, in input) {
 	case "unzip":
 		dir := "."
 		list := false
-		scan(name, args, func(opt, val string) {
+		// The members named after the archive, up to -x (the names
+		// left out).
+		var members []string
+		for i := 0; i < len(args); i++ {
+			if args[i] == "-x" {
+				args = args[:i]
+				break
+			}
+		}
+		ops := scan(name, args, func(opt, val string) {
 			switch opt {
 			case "d":
 				dir = val
@@ -129,8 +142,14 @@ func (s *shell) mutate(name string, args []string, in input) {
 				list = true
 			}
 		})
+		if len(ops) > 1 {
+			members = ops[1:]
+		}
 		if !list {
 			s.write(dir, "unzip", true)
+			for _, m := range members[:min(len(members), maxFields)] {
+				s.write(strings.TrimSuffix(dir, "/")+"/"+m, "unzip", true)
+			}
 		}
 	case "mktemp":
 		dir := ""
@@ -192,14 +211,126 @@ func (s *shell) mutate(name string, args []string, in input) {
 
 // writeTree checks the operands of a recursive change (rm -r, chmod -R):
 // a directory that holds a guarded directory is reached through it (rm
-// -rf . in a project removes its .matrixx).
+// -rf . in a project removes its .matrixx); a glob operand is expanded
+// against the disk (rm -rf ../* reaches ../proj/.matrixx). When the
+// store reached is not the one of the project the agent works in (a
+// snapshot, a backup), the reason says how such a copy goes.
 func (s *shell) writeTree(cmd string, ops []string) {
 	f := treeFilter{maxDepth: -1, hidden: true}
-	for _, p := range ops[:min(len(ops), maxFields)] {
-		for _, r := range s.reach(p, &f, false) {
-			s.write(r, cmd, true)
+	for _, op := range ops[:min(len(ops), maxFields)] {
+		starts := s.expandGlob(op)
+		if len(starts) == 0 {
+			starts = []string{op}
+		}
+		for _, p := range starts {
+			for _, r := range s.reach(p, &f, false) {
+				if proj := s.copyOf(r); proj != "" {
+					s.globs()
+					if loc := s.e.locate(s.cwd, r, false); loc.st != outside {
+						s.refuse(copyReason("Bash ("+cmd+")", loc.st, r, loc.resolved, proj), "bash:"+cmd)
+						continue
+					}
+				}
+				s.write(r, cmd, true)
+			}
 		}
 	}
+}
+
+// copyOf returns the directory holding the .matrixx of the guarded path
+// r when it is not the project the agent works in (the event's cwd is
+// not in it): a snapshot or a backup, guarded all the same, which only
+// the user can remove (copyReason); "" otherwise.
+func (s *shell) copyOf(r string) string {
+	a := cleanPath(joinPath(s.cwd, slashes(s.tilde(r))))
+	i := indexFold(a+"/", "/.matrixx/")
+	if i < 0 || !isAbs(a) || strings.IndexByte(a, unknown) >= 0 {
+		return ""
+	}
+	proj := a[:i]
+	if proj == "" {
+		proj = "/"
+	}
+	if s.e.cwd != "" && hasPathPrefixFold(s.e.cwd, proj) {
+		return ""
+	}
+	return proj
+}
+
+// maxGlobDirs bounds the directories a glob expansion reads.
+const maxGlobDirs = 8
+
+// expandGlob expands the glob characters of p ("*", "?", "[…]") against
+// the disk as the shell would: a name starting with a dot only for a
+// pattern that starts with one, or under dotglob. Each directory is read
+// for at most maxReachEntries entries (and a .matrixx in it is always
+// looked up by name), at most maxGlobDirs directories in all, and at
+// most maxFields paths come out. nil when p has no glob, a part that is
+// not known, or nothing matches (the shell then passes the word as it
+// is).
+func (s *shell) expandGlob(p string) []string {
+	if !strings.ContainsAny(p, "*?[") || strings.IndexByte(p, unknown) >= 0 {
+		return nil
+	}
+	p = slashes(s.tilde(p))
+	comps := strings.Split(p, "/")
+	cur := []string{""}
+	dirs := 0
+	for k, c := range comps {
+		next := make([]string, 0, len(cur))
+		for _, pre := range cur {
+			join := func(name string) string {
+				if k == 0 {
+					return name
+				}
+				return pre + "/" + name
+			}
+			if !strings.ContainsAny(c, "*?[") {
+				next = append(next, join(c))
+				continue
+			}
+			dir := pre
+			switch {
+			case k == 0:
+				dir = s.cwd
+			case pre == "":
+				dir = "/"
+			default:
+				dir = cleanPath(joinPath(s.cwd, pre))
+			}
+			if !isAbs(dir) || strings.ContainsAny(dir, "*?[") || dirs >= maxGlobDirs || !s.e.charge(1, len(dir)) {
+				return nil
+			}
+			dirs++
+			matches := func(name string) bool {
+				return name != "." && name != ".." && (name[0] != '.' || c[0] == '.' || s.dotglob) &&
+					shellMatch(c, name, false)
+			}
+			seen := ""
+			if matches(".matrixx") {
+				if _, err := os.Lstat(filepath.FromSlash(dir + "/.matrixx")); err == nil {
+					next = append(next, join(".matrixx"))
+					seen = ".matrixx"
+				}
+			}
+			d, err := os.Open(filepath.FromSlash(dir))
+			if err != nil {
+				continue
+			}
+			entries, _ := d.ReadDir(maxReachEntries)
+			d.Close()
+			for _, en := range entries {
+				if n := en.Name(); n != seen && matches(n) && len(next) < maxFields && s.e.charge(1, len(n)) {
+					next = append(next, join(n))
+				}
+			}
+		}
+		if len(next) == 0 {
+			return nil
+		}
+		cur = next[:min(len(next), maxFields)]
+	}
+	return cur
 }
 
 // editor checks an editor: it writes its file operands, unless it is
@@ -243,6 +374,7 @@ func (s *shell) writeAll(cmd string, ops []string, rootToo bool) {
 func (s *shell) copy(name string, args []string, move bool) {
 	target, dirs, removeSrc := "", false, move
 	symbolic, hard, noDeref := false, name == "ln" || name == "link", false
+	noTarget := false // -T: DEST is the copy itself, never a directory to copy into
 	recursive, del, delExcluded := false, false, false
 	var rules []rsyncRule
 	ops := scan(name, args, func(opt, val string) {
@@ -279,6 +411,7 @@ func (s *shell) copy(name string, args []string, move bool) {
 			hard = hard || name == "cp"
 		case "n", "T", "--no-dereference", "--no-target-directory":
 			noDeref = name == "ln" || opt == "T" || opt == "--no-target-directory"
+			noTarget = noTarget || (opt == "T" || opt == "--no-target-directory") && name != "rsync" && name != "scp"
 		}
 	})
 	if dirs {
@@ -327,8 +460,8 @@ func (s *shell) copy(name string, args []string, move bool) {
 	}
 	// DEST is a file when one source goes to a name that is not an
 	// existing directory (or a link to one, unless -n/-T).
-	intoDir := target != "" || len(srcs) > 1 || strings.HasSuffix(dest, "/") || dest == "." ||
-		(!noDeref && s.isDir(dest))
+	intoDir := !noTarget && (target != "" || len(srcs) > 1 || strings.HasSuffix(dest, "/") || dest == "." ||
+		(!noDeref && s.isDir(dest)))
 	if !symbolic {
 		s.write(dest, name, contents)
 	} else if !intoDir {
@@ -356,7 +489,17 @@ func (s *shell) copy(name string, args []string, move bool) {
 // unless an --exclude or --filter rule keeps it out of the deletion.
 func (s *shell) copyTree(name string, srcs []string, dest string, intoDir bool, rules []rsyncRule, del, delExcluded bool) {
 	all := treeFilter{maxDepth: -1, hidden: true}
+	// A source glob is expanded against the disk, as the shell would
+	// (cp -a /tmp/snap/.matrix* . copies /tmp/snap/.matrixx).
+	var expanded []string
 	for _, p := range srcs[:min(len(srcs), maxFields)] {
+		if x := s.expandGlob(p); len(x) > 0 && !remote(p) {
+			expanded = append(expanded, x...)
+		} else {
+			expanded = append(expanded, p)
+		}
+	}
+	for _, p := range expanded[:min(len(expanded), maxFields)] {
 		local := p
 		if remote(p) {
 			local = p[strings.IndexByte(p, ':')+1:]
@@ -536,10 +679,17 @@ func rsyncMatch(pat, q string) bool {
 	return true
 }
 
-// chmodAddsOnly reports whether chmod's mode only adds permissions (u+w,
-// +x, a+rX, g+u): such a chmod cannot take the stores away from the
-// binaries. A numeric mode, "-", "=" and --reference may remove some.
-func chmodAddsOnly(args []string) bool {
+// chmodKeepsOwner reports whether chmod's mode leaves the owner read,
+// write and search (execute) permission on every file and directory it
+// changes: such a chmod cannot take the stores away from the binaries
+// (they run as the owner). Numeric modes whose owner digit is 7 (755,
+// 0700, 1777); symbolic clauses that add (u+w, +x, a+rX), that do not
+// touch the owner (go-w, o=, g=rx), that take from the owner only s or t
+// (u-s), or that set the owner to r, w and x or X (u=rwX, a=rwx). A
+// numeric mode with another owner digit (644 strips the directories'
+// x), another "-" or "=", --reference and a mode written as an option
+// (-w) may take the owner's permissions away.
+func chmodKeepsOwner(args []string) bool {
 	for _, a := range args {
 		if a == "--" {
 			break
@@ -556,23 +706,72 @@ func chmodAddsOnly(args []string) bool {
 	if len(ops) == 0 || ops[0] == "" {
 		return false
 	}
-	for _, cl := range strings.Split(ops[0], ",") {
+	mode := ops[0]
+	if strings.Trim(mode, "01234567") == "" {
+		v, err := strconv.ParseUint(mode, 8, 32)
+		return err == nil && v <= 0o7777 && len(mode) >= 3 && (v>>6)&7 == 7
+	}
+	for _, cl := range strings.Split(mode, ",") {
 		i := 0
 		for i < len(cl) && strings.IndexByte("ugoa", cl[i]) >= 0 {
 			i++
 		}
+		owner := i == 0 || strings.ContainsAny(cl[:i], "ua")
 		if i == len(cl) {
 			return false
 		}
 		for i < len(cl) {
-			if cl[i] != '+' {
+			op := cl[i]
+			if op != '+' && op != '-' && op != '=' {
 				return false
 			}
-			for i++; i < len(cl) && strings.IndexByte("rwxXstugo", cl[i]) >= 0; i++ {
+			j := i + 1
+			for j < len(cl) && strings.IndexByte("rwxXstugo", cl[j]) >= 0 {
+				j++
+			}
+			perms := cl[i+1 : j]
+			i = j
+			switch {
+			case !owner || op == '+':
+			case op == '-' && strings.ContainsAny(perms, "rwxXugo"):
+				return false
+			case op == '=' && (strings.ContainsAny(perms, "ugo") || !strings.ContainsRune(perms, 'r') ||
+				!strings.ContainsRune(perms, 'w') || !strings.ContainsAny(perms, "xX")):
+				return false
 			}
 		}
 	}
 	return true
+}
+
+// selfUser is the value of $(id -u), $(id -un), $(whoami), $USER,
+// $LOGNAME, $UID and $EUID when the command does not set them: the user
+// who runs the command (and the binaries). It starts with the unknown
+// byte, so it is unknown everywhere else.
+const selfUser = "\x00\x02"
+
+// chownSelf reports whether chown gives the files to the user who runs
+// it (chown -R $(id -u) ., chown -R "$USER:$(id -g)" .): the owner keeps
+// the stores. Any other owner (one the guard cannot tell from the user),
+// --reference and a group alone stay checked.
+func chownSelf(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "--reference") {
+			return false
+		}
+	}
+	ops := scan("chown", args, nil)
+	if len(ops) == 0 {
+		return false
+	}
+	owner, _, ok := strings.Cut(ops[0], ":")
+	if !ok {
+		owner, _, _ = strings.Cut(ops[0], ".")
+	}
+	return owner == selfUser
 }
 
 // storeDir reports whether p (relative to the current directory) is a
@@ -584,6 +783,7 @@ func (s *shell) storeDir(p string) bool {
 	if a == "" || strings.IndexByte(a, unknown) >= 0 {
 		return false
 	}
+	s.globs()
 	if dir, base := path.Split(a); dir != "" && s.e.classify(strings.TrimSuffix(dir, "/")) == root &&
 		(s.e.is(base, "tasks") || s.e.is(base, "plans") || s.e.is(base, "state")) {
 		return true
@@ -784,8 +984,9 @@ func (s *shell) tar(args []string) {
 		args = append([]string{"-" + args[0]}, args[1:]...) // old style: tar xzf a.tgz
 	}
 	extract, create := false, false
+	strip := 0
 	var files, dirs []string
-	scan("tar", args, func(opt, val string) {
+	members := scan("tar", args, func(opt, val string) {
 		switch opt {
 		case "x", "--extract", "--get":
 			extract = true
@@ -795,6 +996,10 @@ func (s *shell) tar(args []string) {
 			files = append(files, val)
 		case "C", "--directory":
 			dirs = append(dirs, val)
+		case "--strip-components", "--strip":
+			if n, err := strconv.Atoi(val); err == nil && n > 0 {
+				strip = n
+			}
 		}
 	})
 	if extract {
@@ -802,6 +1007,20 @@ func (s *shell) tar(args []string) {
 			dirs = append(dirs, ".")
 		}
 		s.writeAll("tar -x", dirs, true)
+		// The members named on the command line land in DIR/member
+		// (tar xf backup.tar .matrixx/tasks).
+		for _, m := range members[:min(len(members), maxFields)] {
+			m = strings.TrimLeft(slashes(m), "/")
+			for k := 0; k < strip && m != ""; k++ {
+				_, m, _ = strings.Cut(m, "/")
+			}
+			if m == "" {
+				continue
+			}
+			for _, d := range dirs[:min(len(dirs), maxFields)] {
+				s.write(strings.TrimSuffix(d, "/")+"/"+m, "tar -x", true)
+			}
+		}
 	}
 	if create {
 		s.writeAll("tar -c", files, true)

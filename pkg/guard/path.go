@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -144,6 +145,7 @@ func cleanConfig(files []string, cwd string) (out, dirs []string) {
 func (e *env) classify(p string) store {
 	prevMatrixx, prevOpenCode, lastUnknown := false, false, false
 	for i := 0; i < len(p); {
+		start := i
 		j := strings.IndexByte(p[i:], '/')
 		var comp string
 		if j < 0 {
@@ -172,7 +174,7 @@ func (e *env) classify(p string) store {
 		// A component the guard knows nothing about may stand for
 		// .matrixx on the way to tasks or plans, but is not taken for
 		// the .matrixx directory itself.
-		prevMatrixx = e.is(comp, ".matrixx")
+		prevMatrixx = e.is(comp, ".matrixx") || e.dotglob && e.dotMatch(p[:start], comp)
 		prevOpenCode = strings.EqualFold(comp, "opencode")
 		lastUnknown = strings.Trim(comp, string(unknown)) == ""
 	}
@@ -213,15 +215,37 @@ func (e *env) is(comp, name string) bool {
 	if !strings.ContainsAny(comp, "*?[") && !(e.taint && strings.IndexByte(comp, unknown) >= 0) {
 		return false
 	}
-	return globMatch(comp, name, e.taint)
+	return globMatch(comp, name, e.taint, false)
+}
+
+// dotMatch reports whether the glob component comp, which does not
+// start with a dot, matches the .matrixx directory in dir under bash's
+// dotglob (shopt -s dotglob, GLOBIGNORE set, zsh's globdots): "*" then
+// matches dot names too. Unlike a pattern that names the dot (".[!.]*",
+// matched lexically), it counts only where dir holds a .matrixx (one
+// stat), or where dir is not known: "shopt -s dotglob; mv build/* dist/"
+// passes.
+func (e *env) dotMatch(dir, comp string) bool {
+	if comp == "" || comp[0] == '.' || !strings.ContainsAny(comp, "*?[") || !globMatch(comp, ".matrixx", e.taint, true) {
+		return false
+	}
+	dir = strings.TrimSuffix(dir, "/")
+	if dir == "" {
+		dir = "/"
+	}
+	if !isAbs(dir) || strings.ContainsAny(dir, "\x00*?[") {
+		return true
+	}
+	_, err := os.Lstat(filepath.FromSlash(dir + "/.matrixx"))
+	return err == nil
 }
 
 // globMatch matches a path component pattern against name the way the
 // shell's pathname expansion would (no match of a leading dot by a
-// wildcard), case-insensitively. With taint, unknown parts match anything,
-// a leading dot included.
-func globMatch(pattern, name string, taint bool) bool {
-	if name[0] == '.' && pattern[0] != '.' && !(taint && pattern[0] == unknown) {
+// wildcard, unless dot: dotglob), case-insensitively. With taint, unknown
+// parts match anything, a leading dot included.
+func globMatch(pattern, name string, taint, dot bool) bool {
+	if name[0] == '.' && pattern[0] != '.' && !(taint && pattern[0] == unknown) && !dot {
 		return false
 	}
 	pattern = strings.ToLower(pattern)

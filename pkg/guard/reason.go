@@ -56,6 +56,7 @@ func storeWay(st store) string {
 
 // shown is the path as the agent wrote it, plus where a symlink led.
 func shown(p, resolved string) string {
+	p = strings.ReplaceAll(p, selfUser, "$USER")
 	p = strings.ReplaceAll(p, string(unknown), "…")
 	if resolved != "" {
 		return p + " (a link to " + resolved + ")"
@@ -66,6 +67,16 @@ func shown(p, resolved string) string {
 // writeReason is the reason for a refused write through Bash or a tool.
 func writeReason(via string, st store, p, resolved string) string {
 	return "Blocked: " + via + " would change " + shown(p, resolved) + ", " + storeWhat(st) + ". " + storeWay(st)
+}
+
+// copyReason is the reason for a walk (rm -r, chmod -R) that reaches the
+// store of another directory than the project the agent works in (proj:
+// a snapshot, a backup).
+func copyReason(via string, st store, p, resolved, proj string) string {
+	return "Blocked: " + via + " would change " + shown(p, resolved) + ", " + storeWhat(st) + " of " + proj +
+		": a copy or a backup of a project is guarded like the live store (any directory with .matrixx/tasks " +
+		"or .matrixx/plans is). If it is a copy to throw away, ask the user to remove it by hand, outside the " +
+		"agent; task-cleanup and plan delete change only the project's own store."
 }
 
 // planReadReason is the reason for a refused generic read of a plan.
@@ -119,10 +130,29 @@ func (e *env) rawReason(hit, why string) string {
 		" together with a write. " + storeWay(st)
 }
 
-// gitCleanReason is the reason for a git clean that would delete an
-// untracked .matrixx directory.
-func gitCleanReason(dir string) string {
-	return "Blocked: Bash (git clean) would delete the untracked .matrixx directory in " + dir +
-		" (the task store and the plans). Add -e .matrixx to keep it (git clean -fd -e .matrixx), or name " +
-		"the paths to clean; " + rootWay
+// gitCleanReason is the reason for a git clean that would delete a
+// guarded path (lost) of an untracked or ignored .matrixx directory;
+// mode is 'u' (plain), 'x' or 'X'.
+func gitCleanReason(lost string, mode byte) string {
+	var how string
+	switch mode {
+	case 'X':
+		how = "(git ignores it, and -X deletes what is ignored, -e patterns included). Drop -X, or name " +
+			"the paths to clean; "
+	case 'x':
+		how = "(git does not track it, and -x does not spare what is ignored). Add -e .matrixx to keep it " +
+			"(git clean -fdx -e .matrixx: the -e patterns still count with -x), or name the paths to clean; "
+	default:
+		how = "(git does not track it). Add -e .matrixx to keep it (git clean -fd -e .matrixx; a \"!\" " +
+			"pattern keeps nothing), or name the paths to clean; "
+	}
+	return "Blocked: Bash (git clean) would delete " + lost + ", in the .matrixx directory " + how + rootWay
+}
+
+// gitStashReason is the reason for a git stash -u/-a that would take a
+// guarded path (lost) out of the work tree.
+func gitStashReason(lost, what string) string {
+	return "Blocked: Bash (" + what + ") would stash away " + lost + ", in the .matrixx directory (an untracked " +
+		"file: the stash takes it out of the work tree). Name the paths to stash (git stash push -u -- src/) " +
+		"or leave the store out (git stash push -u -- ':!.matrixx'); " + rootWay
 }

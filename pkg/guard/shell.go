@@ -64,6 +64,11 @@ type shell struct {
 	mentions []string // guarded paths named as arguments so far
 	out      string   // output of the commands so far, when known
 	outKnown bool
+	// dotglob is set where "*" matches names starting with a dot: after
+	// shopt -s dotglob, an assignment of a non-empty GLOBIGNORE (bash
+	// turns dotglob on then), zsh's setopt globdots, bash -O dotglob;
+	// shopt -u, unset GLOBIGNORE and unsetopt turn it off.
+	dotglob bool
 }
 
 // bash decides a Bash command.
@@ -107,7 +112,7 @@ func (s *shell) refuse(reason, rule string) {
 func (s *shell) sub() *shell {
 	c := &shell{
 		e: s.e, verdict: s.verdict, cwd: s.cwd, oldpwd: s.oldpwd, pos: s.pos, depth: s.depth,
-		outKnown: true, feeds: s.feeds,
+		outKnown: true, feeds: s.feeds, dotglob: s.dotglob,
 	}
 	if len(s.vars) > 0 {
 		c.vars, c.sharedVars = s.vars, true // copied on the child's first set
@@ -536,9 +541,13 @@ func (s *shell) callExpr(c *syntax.CallExpr, in input) {
 		return
 	}
 	// FOO=x cmd: the values reach cmd's environment (and nested shells).
+	// bash expands cmd's words before it makes the assignments, which
+	// last only for cmd: GLOBIGNORE=. rm * does not match .matrixx.
+	dotglob := s.dotglob
 	for _, a := range c.Assigns {
 		s.assign(a)
 	}
+	s.dotglob = dotglob
 	argv := make([]string, 0, len(c.Args)+2)
 	for _, w := range c.Args {
 		argv = s.appendFields(argv, w)
@@ -546,11 +555,16 @@ func (s *shell) callExpr(c *syntax.CallExpr, in input) {
 	s.call(argv, in)
 }
 
+// globs hands the scope's dotglob setting to the matching of paths
+// (env.classify).
+func (s *shell) globs() { s.e.dotglob = s.dotglob }
+
 // cwdStore is the store the current directory lies in.
 func (s *shell) cwdStore() store {
 	if s.cwd == "" {
 		return outside
 	}
+	s.globs()
 	return s.e.classify(s.cwd)
 }
 
@@ -572,6 +586,7 @@ func (s *shell) writeLoc(p, cmd string, rootToo, nofollow bool) {
 	if s.denied() || p == "" || p == "-" {
 		return
 	}
+	s.globs()
 	loc := s.e.locate(s.cwd, p, nofollow)
 	if loc.st == outside || (wholeOnly(loc.st) && !rootToo) {
 		return
@@ -605,6 +620,7 @@ func (s *shell) guardedArg(arg string, wide bool) (string, bool) {
 		return "", false
 	}
 	p := cleanPath(joinPath(s.cwd, slashes(arg)))
+	s.globs()
 	if st := s.e.classify(p); st != outside {
 		return p, true
 	}

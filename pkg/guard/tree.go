@@ -156,6 +156,7 @@ func (s *shell) walkStart(start string) (abs, subs string, ok bool) {
 	if !isAbs(abs) || !s.e.charge(1, len(abs)) {
 		return "", "", false
 	}
+	s.globs()
 	switch s.e.classify(abs) {
 	case outside:
 		return abs, ".matrixx/", true

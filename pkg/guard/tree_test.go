@@ -59,126 +59,278 @@ func TestWholeTree(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(proj, "backup/.matrixx/tasks/T-1.json"), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A snapshot of the project outside it (cp -a . /tmp/snap): @SNAP@
+	// in a command stands for it.
+	snap := t.TempDir()
+	for _, d := range []string{".matrixx/tasks", ".matrixx/plans", "src"} {
+		if err := os.MkdirAll(filepath.Join(snap, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{".matrixx/tasks/T-9.json", ".matrixx/plans/old.md", "src/app.go"} {
+		if err := os.WriteFile(filepath.Join(snap, f), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
 	for _, c := range []struct {
 		cmd  string
 		deny bool
+		want string // in the reason
 	}{
-		{`find . -name "T-*.json" -delete`, true},
-		{`find . -type f -name "T-*" -exec rm {} +`, true},
-		{`find . -name '*.md' -exec sed -i s/foo/bar/ {} +`, true},
-		{`find . -iname '*.MD' -exec sed -i s/foo/bar/ {} \;`, true},
-		{`find . -name matrixx.jsonc -exec sed -i s/a/b/ {} +`, true},
-		{`find . -delete`, true},
-		{`find "$PWD" -name '*.json' -delete`, true},
-		{`find . -name '*.md' | xargs sed -i s/foo/bar/`, true},
-		{`find . -type f -print0 | xargs -0 chmod 600`, true},
-		{`find . -name '*.go' -exec sed -i s/foo/bar/ {} +`, false},
-		{`find . -path ./.matrixx -prune -o -name '*.md' -exec sed -i s/foo/bar/ {} +`, false},
+		{`find . -name "T-*.json" -delete`, true, ""},
+		{`find . -type f -name "T-*" -exec rm {} +`, true, ""},
+		{`find . -name '*.md' -exec sed -i s/foo/bar/ {} +`, true, ""},
+		{`find . -iname '*.MD' -exec sed -i s/foo/bar/ {} \;`, true, ""},
+		{`find . -name matrixx.jsonc -exec sed -i s/a/b/ {} +`, true, ""},
+		{`find . -delete`, true, ""},
+		{`find "$PWD" -name '*.json' -delete`, true, ""},
+		{`find . -name '*.md' | xargs sed -i s/foo/bar/`, true, ""},
+		{`find . -type f -print0 | xargs -0 chmod 600`, true, ""},
+		{`find . -name '*.go' -exec sed -i s/foo/bar/ {} +`, false, ""},
+		{`find . -path ./.matrixx -prune -o -name '*.md' -exec sed -i s/foo/bar/ {} +`, false, ""},
 		// -delete turns on -depth, under which -prune does nothing: BSD
 		// find deletes the plan, GNU find refuses to run.
-		{`find . -path '*/.matrixx' -prune -o -name '*.md' -delete`, true},
-		{`find . -name .matrixx -prune -o -name '*.md' -delete`, true},
-		{`find . -depth -path ./.matrixx -prune -o -name '*.md' -exec sed -i s/a/b/ {} +`, true},
-		{`find . -not -path './.matrixx/*' -name '*.md' -delete`, false},
-		{`find . -maxdepth 2 -name '*.md' -delete`, false},
-		{`find src -name '*.md' -delete`, false},
-		{`find . -name '*.md' | xargs grep -l foo`, false},
-		{`find . -name '*.md'`, false},
-		{`grep -rl foo . | xargs sed -i s/a/b/`, true},
-		{`sed -i s/a/b/ $(grep -rl foo .)`, true},
-		{`grep -Rl foo | xargs -I{} sed -i s/a/b/ {}`, true},
-		{`grep -rl foo --include='*.md' . | xargs sed -i s/a/b/`, true},
-		{`grep -rl foo --include='*.go' . | xargs sed -i s/a/b/`, false},
-		{`grep -rl foo --exclude-dir=.matrixx . | xargs sed -i s/a/b/`, false},
-		{`grep -rl foo src | xargs sed -i s/a/b/`, false},
-		{`grep -rl foo . | xargs cat`, false},
-		{`grep -rn foo .`, false},
-		{`rg -l foo | xargs sed -i s/a/b/`, false}, // rg skips hidden directories
-		{`rg -l --hidden foo | xargs sed -i s/a/b/`, true},
-		{`fd -e md -x sed -i s/a/b/`, false},
-		{`fd -H -e md -x sed -i s/a/b/`, true},
-		{`rm -rf .`, true},
-		{`rm -rf ./*`, false}, // the glob does not match .matrixx
-		{`chmod -R go-w .`, true},
-		{`rm -rf src`, false},
-		{`rm tlink`, false},        // removes the link, not the task
-		{`unlink tlink`, false},    // likewise
-		{`mv tlink /tmp/x`, false}, // moves the link
-		{`rm tdir`, false},
-		{`rm -rf tdir/`, true}, // through the link into the store
-		{`echo x > tlink`, true},
-		{`sed -i s/a/b/ tlink`, true},
-		{`cd tdir && rm T-2a200c59-1a36-4dad-a9c3-3064d180f694.json`, true},
+		{`find . -path '*/.matrixx' -prune -o -name '*.md' -delete`, true, ""},
+		{`find . -name .matrixx -prune -o -name '*.md' -delete`, true, ""},
+		{`find . -depth -path ./.matrixx -prune -o -name '*.md' -exec sed -i s/a/b/ {} +`, true, ""},
+		{`find . -not -path './.matrixx/*' -name '*.md' -delete`, false, ""},
+		{`find . -maxdepth 2 -name '*.md' -delete`, false, ""},
+		{`find src -name '*.md' -delete`, false, ""},
+		{`find . -name '*.md' | xargs grep -l foo`, false, ""},
+		{`find . -name '*.md'`, false, ""},
+		{`grep -rl foo . | xargs sed -i s/a/b/`, true, ""},
+		{`sed -i s/a/b/ $(grep -rl foo .)`, true, ""},
+		{`grep -Rl foo | xargs -I{} sed -i s/a/b/ {}`, true, ""},
+		{`grep -rl foo --include='*.md' . | xargs sed -i s/a/b/`, true, ""},
+		{`grep -rl foo --include='*.go' . | xargs sed -i s/a/b/`, false, ""},
+		{`grep -rl foo --exclude-dir=.matrixx . | xargs sed -i s/a/b/`, false, ""},
+		{`grep -rl foo src | xargs sed -i s/a/b/`, false, ""},
+		{`grep -rl foo . | xargs cat`, false, ""},
+		{`grep -rn foo .`, false, ""},
+		{`rg -l foo | xargs sed -i s/a/b/`, false, ""}, // rg skips hidden directories
+		{`rg -l --hidden foo | xargs sed -i s/a/b/`, true, ""},
+		{`fd -e md -x sed -i s/a/b/`, false, ""},
+		{`fd -H -e md -x sed -i s/a/b/`, true, ""},
+		{`rm -rf .`, true, ""},
+		{`rm -rf src/* build/*`, false, ""},         // the globs do not match .matrixx
+		{`rm -rf ./*`, true, "by hand"},             // ./backup holds a copy of a store
+		{`chmod -R go-w .matrixx/plans`, false, ""}, // the owner keeps rwx
+		{`rm -rf src`, false, ""},
+		{`rm tlink`, false, ""},        // removes the link, not the task
+		{`unlink tlink`, false, ""},    // likewise
+		{`mv tlink /tmp/x`, false, ""}, // moves the link
+		{`rm tdir`, false, ""},
+		{`rm -rf tdir/`, true, ""}, // through the link into the store
+		{`echo x > tlink`, true, ""},
+		{`sed -i s/a/b/ tlink`, true, ""},
+		{`cd tdir && rm T-2a200c59-1a36-4dad-a9c3-3064d180f694.json`, true, ""},
 		// find hands -exec and -delete what its tests select, the start
 		// point included only when they select it too.
-		{`find . -name __pycache__ -exec rm -rf {} +`, false},
-		{`find . -type d -name __pycache__ -exec rm -rf {} +`, false},
-		{`find . -type d -name node_modules -prune -exec rm -rf '{}' +`, false},
-		{`find . -maxdepth 1 -name build -exec rm -rf {} +`, false},
-		{`find . -mindepth 1 -maxdepth 1 ! -name .matrixx -exec rm -rf {} +`, false},
-		{`find . -maxdepth 1 -exec rm -rf {} +`, true}, // ./.matrixx at depth 1
-		{`find . -name tasks -exec rm -rf {} +`, true},
-		{`find . -type d -exec rm -rf {} +`, true},
-		{`find . ! -name .matrixx -exec rm -rf {} +`, true}, // "." itself
-		{`find . \( -name '*.md' -o -name '*.json' \) -exec sed -i s/a/b/ {} +`, true},
-		{`find . -type f -exec chmod +x {} +`, false},
-		{`find . -type f -exec chmod 600 {} +`, true},
-		{`find . -name '*.md' -exec grep -l foo {} + | xargs sed -i s/a/b/`, true},
-		{`find . -path ./.matrixx -prune -o -name '*.md' -print | xargs sed -i s/a/b/`, false},
-		{`find . -name '*.md' -print0 | xargs -0 sed -i s/a/b/`, true},
-		{"find . " + strings.Repeat("! ", 80) + "-delete", true}, // too deep to read: anything
+		{`find . -name __pycache__ -exec rm -rf {} +`, false, ""},
+		{`find . -type d -name __pycache__ -exec rm -rf {} +`, false, ""},
+		{`find . -type d -name node_modules -prune -exec rm -rf '{}' +`, false, ""},
+		{`find . -maxdepth 1 -name build -exec rm -rf {} +`, false, ""},
+		{`find . -mindepth 1 -maxdepth 1 ! -name .matrixx -exec rm -rf {} +`, false, ""},
+		{`find . -maxdepth 1 -exec rm -rf {} +`, true, ""}, // ./.matrixx at depth 1
+		{`find . -name tasks -exec rm -rf {} +`, true, ""},
+		{`find . -type d -exec rm -rf {} +`, true, ""},
+		{`find . ! -name .matrixx -exec rm -rf {} +`, true, ""}, // "." itself
+		{`find . \( -name '*.md' -o -name '*.json' \) -exec sed -i s/a/b/ {} +`, true, ""},
+		{`find . -type f -exec chmod +x {} +`, false, ""},
+		{`find . -type f -exec chmod 600 {} +`, true, ""},
+		{`find . -name '*.md' -exec grep -l foo {} + | xargs sed -i s/a/b/`, true, ""},
+		{`find . -path ./.matrixx -prune -o -name '*.md' -print | xargs sed -i s/a/b/`, false, ""},
+		{`find . -name '*.md' -print0 | xargs -0 sed -i s/a/b/`, true, ""},
+		{"find . " + strings.Repeat("! ", 80) + "-delete", true, ""}, // too deep to read: anything
 		// -delete removes a directory only once it is empty (rmdir).
-		{`find . -type d -empty -delete`, false},
-		{`find . -type d -delete`, false},
-		{`find . -type d -name tasks -delete`, false},
-		{`find . -type f -empty -delete`, false},
-		{`find . -empty -delete`, false},
-		{`find . -type f -newer src/app.go -delete`, true},
-		{`find tdir -name '*.json' -delete`, false}, // the link itself is not entered
-		{`find -L tdir -name '*.json' -delete`, true},
-		{`find -H tdir -type f -exec rm {} +`, true},
+		{`find . -type d -empty -delete`, false, ""},
+		{`find . -type d -delete`, false, ""},
+		{`find . -type d -name tasks -delete`, false, ""},
+		{`find . -type f -empty -delete`, false, ""},
+		{`find . -empty -delete`, false, ""},
+		{`find . -type f -newer src/app.go -delete`, true, ""},
+		{`find tdir -name '*.json' -delete`, false, ""}, // the link itself is not entered
+		{`find -L tdir -name '*.json' -delete`, true, ""},
+		{`find -H tdir -type f -exec rm {} +`, true, ""},
 		// rsync --delete empties what it fills of all the source lacks.
-		{`rsync -a --delete /tmp/empty/ ./`, true},
-		{`rsync -a --del /tmp/empty/ .`, true},
-		{`rsync -a --delete-after /tmp/empty/ "$PWD"`, true},
-		{`rsync -avz --delete host:proj/ ./`, true},
-		{`rsync -a --delete --exclude .matrixx /tmp/empty/ ./`, false},
-		{`rsync -a --delete --exclude=/.matrixx/ /tmp/empty/ ./`, false},
-		{`rsync -a --delete --filter='P .matrixx' /tmp/empty/ ./`, false},
-		{`rsync -a --delete -f '- .matrixx/***' /tmp/empty/ ./`, false},
-		{`rsync -a --delete --delete-excluded --exclude .matrixx /tmp/empty/ ./`, true},
-		{`rsync -a --delete --include='*' --exclude .matrixx /tmp/empty/ ./`, true},
-		{`rsync -a --delete --exclude-from=keep.txt /tmp/empty/ ./`, true},
-		{`rsync -a --delete --exclude tasks /tmp/empty/ ./`, true}, // the plans go
-		{`rsync -a --delete /tmp/dist/ build/`, false},
-		{`rsync -a --delete ./ host:/backup/`, false},
+		{`rsync -a --delete /tmp/empty/ ./`, true, ""},
+		{`rsync -a --del /tmp/empty/ .`, true, ""},
+		{`rsync -a --delete-after /tmp/empty/ "$PWD"`, true, ""},
+		{`rsync -avz --delete host:proj/ ./`, true, ""},
+		{`rsync -a --delete --exclude .matrixx /tmp/empty/ ./`, false, ""},
+		{`rsync -a --delete --exclude=/.matrixx/ /tmp/empty/ ./`, false, ""},
+		{`rsync -a --delete --filter='P .matrixx' /tmp/empty/ ./`, false, ""},
+		{`rsync -a --delete -f '- .matrixx/***' /tmp/empty/ ./`, false, ""},
+		{`rsync -a --delete --delete-excluded --exclude .matrixx /tmp/empty/ ./`, true, ""},
+		{`rsync -a --delete --include='*' --exclude .matrixx /tmp/empty/ ./`, true, ""},
+		{`rsync -a --delete --exclude-from=keep.txt /tmp/empty/ ./`, true, ""},
+		{`rsync -a --delete --exclude tasks /tmp/empty/ ./`, true, ""}, // the plans go
+		{`rsync -a --delete /tmp/dist/ build/`, false, ""},
+		{`rsync -a --delete ./ host:/backup/`, false, ""},
 		// A recursive copy whose source holds a store fills the store
 		// it lands on.
-		{`rsync -a backup/ ./`, true},
-		{`cp -r backup/. .`, true},
-		{`cp -r backup/.matrixx .`, true},
-		{`rsync -a --exclude .matrixx backup/ ./`, false},
-		{`cp -a . /nonexistent-guard-test/snapshot`, false},
-		{`cp -r src/. build/`, false},
+		{`rsync -a backup/ ./`, true, ""},
+		{`cp -r backup/. .`, true, ""},
+		{`cp -r backup/.matrixx .`, true, ""},
+		{`rsync -a --exclude .matrixx backup/ ./`, false, ""},
+		{`cp -a . /nonexistent-guard-test/snapshot`, false, ""},
+		{`cp -r src/. build/`, false, ""},
 		// Adding permissions cannot hurt a store; taking them can.
-		{`chmod -R u+w .`, false},
-		{`chmod -R a+rX,u+w .`, false},
-		{`chmod -R u=rwX .`, true},
-		{`chmod -R 755 .`, true},
-		{`chmod -R -w .`, true},
-		{`chown -R me:me .`, true},
-		{`mkdir -p .matrixx/tasks .matrixx/plans`, false},
-		{`mkdir -p .matrixx/tasks/sub`, true},
-		{`mkdir tdir/sub`, true},
-		{`git clean -fd`, true}, // .matrixx is untracked and not ignored
-		{`git clean -fdX`, false},
-		{`git clean -fdx`, true},
-		{`git clean -nfdx`, false},
-		{`git clean -fd -e .matrixx`, false},
-		{`cd src && git clean -fd :/`, true},
+		{`chmod -R u+w .`, false, ""},
+		{`chmod -R a+rX,u+w .`, false, ""},
+		{`chmod -R u=rwX .`, false, ""},
+		{`chmod -R 755 .`, false, ""},
+		{`chmod -R -w .`, true, ""},
+		{`chown -R me:me .`, true, ""},
+		{`mkdir -p .matrixx/tasks .matrixx/plans`, false, ""},
+		{`mkdir -p .matrixx/tasks/sub`, true, ""},
+		{`mkdir tdir/sub`, true, ""},
+		{`git clean -fd`, true, ""}, // .matrixx is untracked and not ignored
+		{`git clean -fdX`, false, ""},
+		{`git clean -fdx`, true, ""},
+		{`git clean -nfdx`, false, ""},
+		{`git clean -fd -e .matrixx`, false, ""},
+		{`cd src && git clean -fd :/`, true, ""},
+
+		// Second tester's report.
+		// git stash -u / -a stash an untracked (-a: also an ignored)
+		// .matrixx away, unless a pathspec leaves it out.
+		{`git stash -u`, true, "git stash"},
+		{`git stash push -u`, true, ""},
+		{`git stash --include-untracked`, true, ""},
+		{`git stash save -u`, true, ""},
+		{`git stash save --include-untracked wip`, true, ""},
+		{`git stash push -ku -m wip`, true, ""},
+		{`git stash --all`, true, ""},
+		{`cd src && git stash -u`, true, ""}, // the whole work tree
+		{`git stash push -u -- ':!.matrixx/plans'`, true, ""},
+		{`git stash push -u -- '*.json'`, true, ""},
+		{`git stash save -u -- src`, true, ""}, // save: "-- src" is the message
+		{`git stash push -u -- src/`, false, ""},
+		{`git stash push -u -- ':!.matrixx'`, false, ""},
+		{`git stash push -u -- ':(exclude).matrixx'`, false, ""},
+		{`git stash push --include-untracked -- ':^.matrixx/'`, false, ""},
+		{`git stash -u -- src README.md`, false, ""},
+		{`cd src && git stash push -u -- .`, false, ""},
+		{`git stash`, false, ""}, // tracked files only (the documented limit)
+		{`git stash -k -m wip`, false, ""},
+		{`git stash -p -u`, false, ""}, // git refuses --patch with -u
+		{`git stash pop`, false, ""},
+		{`git stash list`, false, ""},
+		// git clean -e: a pattern keeps only what it matches; "!" keeps
+		// nothing; -X removes what -e makes ignored.
+		{`git clean -fd -e '!.matrixx'`, true, ""},
+		{`git clean -fdx -e .matrixx/plans`, true, ".matrixx/tasks"},
+		{`git clean -fdX -e .matrixx`, true, ""},
+		{`git clean -fdX -e .matrixx/plans`, true, ""},
+		{`git clean -fd -e tasks`, true, ""},
+		{`git clean -fdx -e .matrixx/`, false, ""},
+		{`git clean -fdx -e /.matrixx`, false, ""},
+		{`git clean -fd -e '.m*'`, false, ""},
+		{`git clean -fd -e .matrixx/tasks -e .matrixx/plans -e .matrixx/state -e .matrixx/matrixx.jsonc`, false, ""},
+		{`git clean -fd -e '.matrixx/*'`, false, ""},
+		{`git clean -fdX -e '!.matrixx'`, false, ""},
+		{`cd src && git clean -fd :/ -e /.matrixx`, false, ""},
+		// Copies onto the project: source globs are expanded against the
+		// disk, -T copies the source's contents into the destination.
+		{`cp -a @SNAP@/.matrix* .`, true, "task-"},
+		{`cp -a @SNAP@/* @SNAP@/.[!.]* .`, true, ""},
+		{`cp -aT @SNAP@ .`, true, ""},
+		{`cp -a --no-target-directory @SNAP@ "$PWD"`, true, ""},
+		{`cp -a @SNAP@/. .`, true, ""},
+		{`shopt -s dotglob; cp -a @SNAP@/* .`, true, ""},
+		{`rsync -a @SNAP@/.m* ./`, true, ""},
+		{`cp -r @SNAP@/.matrixx/t* .matrixx/`, true, ""},
+		{`cp -a @SNAP@/* .`, false, ""}, // "*" does not match .matrixx
+		{`cp -r @SNAP@/src/* src/`, false, ""},
+		{`cp -aT @SNAP@/src src`, false, ""},
+		{`cp -a @SNAP@/.matrix* /nonexistent-guard-test/x`, false, ""},
+		// find: a prune over parenthesised alternatives prunes each.
+		{`find . \( -path ./.git -o -path ./.matrixx \) -prune -o -type f -name '*.orig' -exec rm {} +`, false, ""},
+		{`find . \( -path ./.git -o -path ./.matrixx \) -prune -o -type f -name '*.md' -exec rm {} \;`, false, ""},
+		{`find . \( -name .git -o -name .matrixx \) -prune -o -name '*.json' -delete`, true, ""}, // -delete: no prune
+		{`find . \( -path ./.git -o -name node_modules \) -prune -o -type f -name '*.json' -exec rm {} +`, true, ""},
+		{`find . -path ./.git -prune -o \( -path ./.matrixx -o -name '*.json' \) -exec rm -rf {} +`, true, ""},
+		// chmod: a mode that leaves the owner rwx passes; chown to the
+		// user who runs the binaries passes.
+		{`chmod -R 0755 .`, false, ""},
+		{`chmod -R 775 .matrixx`, false, ""},
+		{`chmod -R go-w .`, false, ""},
+		{`chmod -R u=rwx,go=rx .`, false, ""},
+		{`chmod -R 644 .`, true, ""},
+		{`chmod -R 600 .matrixx`, true, ""},
+		{`chmod -R 1777 .`, false, ""},
+		{`chmod -R a-x .`, true, ""},
+		{`chmod -R u=rw .`, true, ""},
+		{`chmod -R =rx .`, true, ""},
+		{`chown -R $(id -u) .`, false, ""},
+		{`chown -R "$(id -u):$(id -g)" .`, false, ""},
+		{`sudo chown -R $USER:$USER .`, false, ""},
+		{`chown -R $(whoami) .matrixx`, false, ""},
+		{`chown -R "$OWNER" .`, true, ""},
+		{`chown -R root .`, true, ""},
+		{`chown -R --reference=/tmp/x .`, true, ""},
+		// A copy of a store elsewhere is a store: the reason says how to
+		// remove it on purpose.
+		{`rm -rf @SNAP@`, true, "by hand"},
+		{`rm -rf backup`, true, "by hand"},
+		{`rm -rf .`, true, "task-cleanup"},
 	} {
-		d := check(Request{Tool: "Bash", Cwd: proj, Command: c.cmd})
-		if d.Deny != c.deny {
+		cmd := strings.ReplaceAll(c.cmd, "@SNAP@", snap)
+		d := check(Request{Tool: "Bash", Cwd: proj, Command: cmd, Home: "/nonexistent-guard-test/home"})
+		if d.Deny != c.deny || !strings.Contains(d.Reason, c.want) {
+			t.Errorf("%q: deny = %v, want %v (%s)", c.cmd, d.Deny, c.deny, d.Reason)
+		}
+		n++
+	}
+	t.Logf("whole tree: %d commands", n)
+}
+
+// TestDotGlob: under dotglob (shopt -s dotglob, a GLOBIGNORE with a value,
+// zsh's globdots, bash -O dotglob) "*" matches .matrixx; extglob and zsh
+// qualifiers that match dot names do too (second tester's report).
+func TestDotGlob(t *testing.T) {
+	proj := project(t, "")
+	for _, d := range []string{"build/x", "node_modules/x"} {
+		if err := os.MkdirAll(filepath.Join(proj, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		cmd  string
+		deny bool
+		want string // in the reason
+	}{
+		{`shopt -s dotglob; rm -rf *`, true, "the .matrixx directory"},
+		{`shopt -s nullglob dotglob && rm -rf ./*`, true, ""},
+		{`GLOBIGNORE=.; rm -rf *`, true, ""},
+		{`export GLOBIGNORE=.:..; rm -rf *`, true, ""},
+		{`bash -O dotglob -c 'rm -rf *'`, true, ""},
+		{`setopt globdots; rm -rf *`, true, ""},
+		{`setopt GLOB_DOTS; rm -rf *`, true, ""},
+		{`rm -rf *(D)`, true, ""},              // zsh's glob qualifier
+		{`rm -rf @(.matrixx|build)`, true, ""}, // extglob: a "." alternative
+		{`GLOBIGNORE=. rm -rf *`, false, ""},   // bash expands before the assignment
+		{`GLOBIGNORE=; rm -rf *`, false, ""},   // empty: dotglob unchanged
+		{`shopt -s dotglob; shopt -u dotglob; rm -rf *`, false, ""},
+		{`GLOBIGNORE=.; unset GLOBIGNORE; rm -rf *`, false, ""},
+		{`setopt globdots; unsetopt globdots; rm -rf *`, false, ""},
+		{`(shopt -s dotglob); rm -rf *`, false, ""},
+		{`shopt -s dotglob; rm -rf src/*`, false, ""},
+		{`shopt -s dotglob; mv build/* node_modules/`, false, ""},
+		{`rm -rf @(build|node_modules)`, false, ""},
+		{`rm -rf *`, false, ""},
+		{`rm -rf .[!.]*`, true, ""},
+		{`shopt -s dotglob; rm -rf "$PWD"/*`, true, ""},
+		{`shopt -s extglob dotglob; rm -rf !(src)`, true, ""},
+		{`rm -rf ?(.matrixx)`, true, ""},
+		{`rm -rf +(.m*)`, true, ""},
+		{`shopt -s dotglob; cd build && rm -rf *`, false, ""},
+		{`shopt -s dotglob; cp -r build/* /tmp/out/`, false, ""},
+	} {
+		d := check(Request{Tool: "Bash", Cwd: proj, Command: c.cmd, Home: "/nonexistent-guard-test/home"})
+		if d.Deny != c.deny || !strings.Contains(d.Reason, c.want) {
 			t.Errorf("%q: deny = %v, want %v (%s)", c.cmd, d.Deny, c.deny, d.Reason)
 		}
 	}
@@ -197,8 +349,14 @@ func TestGitCleanIgnored(t *testing.T) {
 			{"git clean -fd", false, ""},
 			{"git clean -ffd .", false, ""},
 			{"git clean -fdx", true, "-e .matrixx"},
-			{"git clean -fdX", true, "-e .matrixx"},
-			{"git clean -fdX -e .matrixx", false, ""},
+			{"git clean -fdX", true, "Drop -X"},
+			{"git clean -fdX -e .matrixx", true, ""}, // -e adds to what -X deletes
+			{"git clean -fd -e '!.matrixx'", true, ""},
+			{"git clean -fdX -e '!.matrixx'", false, ""}, // no longer ignored
+			{"git clean -fdx -e .matrixx", false, ""},
+			{"git stash -u", false, ""}, // -u leaves ignored files
+			{"git stash -a", true, "git stash -a"},
+			{"git stash --all -- src", false, ""},
 		} {
 			d := check(Request{Tool: "Bash", Cwd: proj, Command: c.cmd})
 			if d.Deny != c.deny || !strings.Contains(d.Reason, c.want) {
@@ -210,6 +368,42 @@ func TestGitCleanIgnored(t *testing.T) {
 	proj := project(t, ".matrixx/\n!.matrixx/\n")
 	if d := check(Request{Tool: "Bash", Cwd: proj, Command: "git clean -fd"}); !d.Deny {
 		t.Errorf("un-ignored .matrixx: git clean -fd allowed")
+	}
+	// The ignore rules keep what they match, by gitignore's rules.
+	for _, c := range []struct {
+		ignore string
+		deny   bool
+	}{
+		{".matrixx/*\n", false},
+		{"*\n!.gitignore\n", false},
+		{".*\n", false},
+		{".matrix?\n", false},
+		{"tasks\nplans\nstate\nmatrixx.jsonc\n", false}, // the notepads go
+		{".matrixx\n!.matrixx/tasks\n", false},          // not under an ignored directory
+		{".matrixx/tasks/\n", true},                     // the plans go
+		{"/tasks\n", true},                              // the top's tasks only
+		{"# .matrixx\n", true},
+		{"\\!.matrixx\n", true},
+	} {
+		proj := project(t, c.ignore)
+		if d := check(Request{Tool: "Bash", Cwd: proj, Command: "git clean -fd"}); d.Deny != c.deny {
+			t.Errorf("ignore %q: git clean -fd: deny = %v, want %v (%s)", c.ignore, d.Deny, c.deny, d.Reason)
+		}
+	}
+	// Ignore rules too many to judge within the walk budget: what git
+	// may delete counts as deleted (here it would keep the stores).
+	proj = project(t, strings.Repeat("x\n", 450000)+".matrixx/*\n")
+	if d := check(Request{Tool: "Bash", Cwd: proj, Command: "git clean -fd -e '.matrixx/*'"}); d.Deny {
+		t.Errorf("-e .matrixx/*: %s", d.Reason)
+	}
+	if err := os.MkdirAll(filepath.Join(proj, ".git/info"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proj, ".git/info/exclude"), []byte(strings.Repeat("y\n", 450000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d, e := analyse(Request{Tool: "Bash", Cwd: proj, Command: "git clean -fd"}); !d.Deny || e.judged <= maxJudged {
+		t.Errorf("huge .gitignore: deny = %v, judged %d (%s)", d.Deny, e.judged, d.Reason)
 	}
 }
 

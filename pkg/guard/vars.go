@@ -52,6 +52,15 @@ func (s *shell) set(name string, vals []string) {
 	}
 	s.sharedVars = false
 	s.vars[name] = vals
+	if name == "GLOBIGNORE" {
+		// bash turns dotglob on when GLOBIGNORE gets a value (an empty
+		// one changes nothing).
+		for _, v := range vals {
+			if v != "" {
+				s.dotglob = true
+			}
+		}
+	}
 }
 
 // lookup returns the candidate values of a variable (through the
@@ -80,6 +89,8 @@ func (s *shell) lookup(name string) ([]string, bool) {
 		if s.oldpwd != "" {
 			return []string{s.oldpwd}, true
 		}
+	case "USER", "LOGNAME", "UID", "EUID":
+		return []string{selfUser}, true
 	case "@", "*":
 		if s.pos != nil {
 			return s.positional(), true

@@ -181,7 +181,7 @@ func (s *shell) part(p syntax.WordPart, q quoting, first bool) []string {
 		s.nested(p)
 		return []string{"0"}
 	case *syntax.ExtGlob:
-		return []string{"*"}
+		return extGlob(p)
 	case *syntax.BraceExp:
 		if p.Sequence {
 			if seq := braceSequence(p.Elems); seq != nil {
@@ -205,6 +205,30 @@ func (s *shell) part(p syntax.WordPart, q quoting, first bool) []string {
 		return alts
 	}
 	return []string{string(unknown)}
+}
+
+// extGlob is what an extended glob may match: @(a|b) and ?(a|b) their
+// alternatives (each may be a pattern itself), the others any name ("*"),
+// and a dot name (".*") as well when an alternative starts with a dot
+// (+(.m*) matches .matrixx) or, for *(…), when the parentheses hold D:
+// zsh reads *(D) as "*" with the qualifier D, which includes dot names.
+func extGlob(p *syntax.ExtGlob) []string {
+	v := p.Pattern.Value
+	alts := strings.Split(v, "|")
+	if (p.Op == syntax.GlobOne || p.Op == syntax.GlobZeroOrOne) && !strings.ContainsAny(v, "()") && len(alts) <= maxFields {
+		if p.Op == syntax.GlobZeroOrOne {
+			alts = append(alts, "")
+		}
+		return alts[:min(len(alts), maxFields)]
+	}
+	dot := p.Op == syntax.GlobZeroOrMore && strings.ContainsRune(v, 'D')
+	for _, a := range alts {
+		dot = dot || strings.HasPrefix(a, ".")
+	}
+	if dot {
+		return []string{"*", ".*"}
+	}
+	return []string{"*"}
 }
 
 func (s *shell) tilde(v string) string {
