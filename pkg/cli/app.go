@@ -183,37 +183,84 @@ func (a *app) warnf(format string, args ...any) {
 	fmt.Fprintf(a.stderr, "%s: "+format+"\n", append([]any{a.name}, args...)...)
 }
 
+// stdinDoc says what a binary's stdin document is to it (docs/design.md
+// S25).
+type stdinDoc int
+
+const (
+	// docRequired: without input flags or an id, stdin is the input and is
+	// read to its end (task-create, task-get, task-update, plan).
+	docRequired stdinDoc = iota
+	// docOptional: without input flags, stdin is read only when it starts
+	// with a document; anything else there is left alone (task-list).
+	docOptional
+	// docDestructive: docOptional, and a document next to flags is refused
+	// rather than ignored (task-cleanup: a dropped {"dryRun":true} deletes).
+	docDestructive
+)
+
 // readInput reads the stdin document (D1). It returns empty=true when
 // stdin is a terminal or holds only whitespace; the document is then "{}".
+// A terminal is never read.
 //
 // given names the input the command line already holds ("flags", "the id
 // argument"; "" when none). Then stdin is not the input: it is only looked
 // at, without taking anything from it, for at most input.PeekWait
-// (input.Pending, docs/design.md S25). A JSON document there too is a
-// usage error (invalid_arguments, exit 2), since one of the two would be
-// silently ignored; nothing, white space, other text, a terminal,
-// /dev/null, or a pipe that stays silent past the bound answer "{}" with
-// empty=true and the command goes on with its flags.
-func (a *app) readInput(given string) (data []byte, empty bool, err error) {
+// (input.Pending, docs/design.md S25). A JSON document there too is
+// ignored with a warning on stderr (it is usually someone else's: a hook's
+// event, a while-read loop's lines), except for docDestructive, where it is
+// a usage error (invalid_arguments, exit 2). The answer is "{}" with
+// empty=true.
+//
+// With given == "" and an optional document (docOptional, docDestructive),
+// stdin is first looked at, waiting as long as reading would but no longer
+// than its first non-blank byte: only a document (its first non-blank byte
+// is "{") is read; anything else (the ids of a while-read loop) is left
+// where it is and the answer is "{}" with empty=true. A stdin that cannot
+// be looked at (a device other than a terminal, a reader that is not a
+// file) is read as before.
+func (a *app) readInput(given string, doc stdinDoc) (data []byte, empty bool, err error) {
 	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return []byte("{}"), true, nil
 	}
 	if given != "" {
-		if input.Pending(a.stdin, input.PeekWait) {
-			return nil, false, errcode.New(errcode.InvalidArguments,
-				"got %s and a JSON document on stdin: give one or the other, not both (stdin is read only when no input flag or id is given; if stdin is meant for something else, such as a while-read loop over JSON lines, give this command </dev/null; see %s --help)", given, a.name)
+		if !input.Pending(a.stdin, input.PeekWait) {
+			return []byte("{}"), true, nil
 		}
+		if doc == docDestructive {
+			return nil, false, errcode.New(errcode.InvalidArguments,
+				"got %s and a JSON document on stdin: give one or the other, not both (%s deletes, so it does not guess which one you meant; if stdin is meant for something else, give this command </dev/null; see %s --help)", given, a.name, a.name)
+		}
+		verb := "were"
+		if given != "flags" {
+			verb = "was"
+		}
+		a.warnf("warning: stdin holds a JSON document; it is ignored because %s %s given (pass </dev/null to silence this)", given, verb)
+		return []byte("{}"), true, nil
+	}
+	if doc != docRequired && input.Lookable(a.stdin) && !input.Pending(a.stdin, input.Unbounded) {
 		return []byte("{}"), true, nil
 	}
 	return input.Read(a.stdin, input.MaxBytes)
 }
 
-// stdinRule is the --help paragraph of every task binary about flags and
-// stdin (D1, docs/design.md S25; readInput).
-const stdinRule = `Give flags (or an id argument) or a JSON document on stdin, not both: with flags, stdin is only
-looked at, never read, and a document there too (its first non-blank character is "{") is a usage
-error (exit 2). Empty stdin, /dev/null, other text (the ids a "while read" loop is reading) or a
-pipe that sends nothing within 10 ms lets the flags run.`
+// stdinRule is the --help paragraph of the task binaries about flags and
+// stdin (D1, docs/design.md S25; readInput); stdinOptional is task-list's
+// and stdinCleanup task-cleanup's.
+const stdinRule = `Give flags (or an id argument) or a JSON document on stdin. With flags, stdin is only looked
+at (for up to 10 ms), never read: a document there too (its first non-blank character is "{") is
+ignored with a warning on stderr (give </dev/null to silence it), and other text (the ids a
+"while read" loop is reading) is left to its reader.`
+
+const stdinOptional = stdinRule + `
+Without flags, stdin is read only when its first non-blank character is "{"; anything else is
+left unread (a bare task-list in a "while read" loop does not eat the loop's input).`
+
+const stdinCleanup = `Give flags or a JSON document on stdin, not both: with flags, stdin is only looked at (for up to
+10 ms), never read, and a document there too (its first non-blank character is "{") is a usage
+error (exit 2) and nothing is deleted; give </dev/null if stdin is meant for something else.
+Without flags, stdin is read only when its first non-blank character is "{"; anything else (the
+ids a "while read" loop is reading) is left unread.`
 
 // needInput is the usage error for a tool that got no input at all.
 func (a *app) needInput(example string) error {

@@ -101,7 +101,7 @@ func (c *planUpdateCmd) run(a *app, p *planCmd) error {
 	if err := plan.CheckName(c.Name); err != nil {
 		return err
 	}
-	data, empty, err := a.readInput("")
+	data, empty, err := a.readInput("", docRequired)
 	if err != nil {
 		return err
 	}

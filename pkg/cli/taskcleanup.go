@@ -21,7 +21,7 @@ Without flags, reads an optional document on stdin:
 given) selects every completed task: "all":false needs olderThan, and "all":true with olderThan
 is refused (validation_error).
 
-` + stdinRule + `
+` + stdinCleanup + `
 
 Age is the file's modification time. Completed tasks that are still needed are kept and listed:
 keptBlockers (an active task still waits for them: deleting them would block it forever) and
@@ -56,7 +56,7 @@ func (c *cleanupCmd) run(a *app) error {
 	if c.OlderThan != "" || c.IncludeDeleted || c.Stale || c.DryRun {
 		given = "flags"
 	}
-	data, _, err := a.readInput(given)
+	data, _, err := a.readInput(given, docDestructive)
 	if err != nil {
 		return err
 	}

@@ -89,7 +89,7 @@ func (c *createCmd) run(a *app) error {
 
 func (c *createCmd) request(a *app) (*task.CreateRequest, error) {
 	if !c.flagsGiven() {
-		data, empty, err := a.readInput("")
+		data, empty, err := a.readInput("", docRequired)
 		if err != nil {
 			return nil, err
 		}
@@ -98,7 +98,7 @@ func (c *createCmd) request(a *app) (*task.CreateRequest, error) {
 		}
 		return task.ParseCreate(data)
 	}
-	if _, _, err := a.readInput("flags"); err != nil {
+	if _, _, err := a.readInput("flags", docRequired); err != nil {
 		return nil, err
 	}
 	subject := ""

@@ -32,11 +32,11 @@ func (c *getCmd) run(a *app) error {
 	a.pretty = c.Pretty
 	id := c.ID
 	if id != "" {
-		if _, _, err := a.readInput("the id argument"); err != nil {
+		if _, _, err := a.readInput("the id argument", docRequired); err != nil {
 			return err
 		}
 	} else {
-		data, empty, err := a.readInput("")
+		data, empty, err := a.readInput("", docRequired)
 		if err != nil {
 			return err
 		}

@@ -19,7 +19,7 @@ Without flags, reads an optional document on stdin: {"status"?,"parentID"?,"read
 Contradictory filters are refused (usage error for flags, validation_error on stdin): --all with
 --ready or --status, and --ready with a status other than pending.
 
-` + stdinRule + `
+` + stdinOptional + `
 
 Answer: {"tasks":[{"id","subject","status","owner"?,"blockedBy":[…unresolved…],"parentID"?}],
 "reminder":"…","problems"?:[{"file","error"}]}, sorted by id (creation order).
@@ -57,7 +57,7 @@ func (c *listCmd) run(a *app) error {
 	if c.Status != "" || c.Parent != "" || c.Ready || c.All {
 		given = "flags"
 	}
-	data, _, err := a.readInput(given)
+	data, _, err := a.readInput(given, docOptional)
 	if err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ func (c *updateCmd) request(a *app) (*task.UpdateRequest, error) {
 		return nil, errcode.New(errcode.InvalidArguments, "flags need the task id as the first argument: task-update T-… --status completed")
 	}
 	if c.ID == "" {
-		data, empty, err := a.readInput("")
+		data, empty, err := a.readInput("", docRequired)
 		if err != nil {
 			return nil, err
 		}
@@ -90,7 +90,7 @@ func (c *updateCmd) request(a *app) (*task.UpdateRequest, error) {
 		}
 		return task.ParseUpdate(data)
 	}
-	if _, _, err := a.readInput("the id argument"); err != nil {
+	if _, _, err := a.readInput("the id argument", docRequired); err != nil {
 		return nil, err
 	}
 	req := &task.UpdateRequest{

@@ -2,6 +2,7 @@ package input
 
 import (
 	"io"
+	"math"
 	"os"
 	"time"
 	"unicode"
@@ -17,14 +18,23 @@ import (
 // this much.
 const PeekWait = 10 * time.Millisecond
 
+// Unbounded, as Pending's wait, waits until stdin decides: its first
+// byte that is not white space, or end of file. It is for a command whose
+// document is optional and which would otherwise read stdin to its end
+// (task-list, task-cleanup without flags: docs/design.md S25), so it waits
+// no longer than reading would.
+const Unbounded time.Duration = -1
+
 // Pending reports whether r, the stdin of a command that was given its
-// input as flags or arguments and so will not read stdin (D1), holds a
-// JSON document too: its first byte that is not white space (a U+FEFF
-// byte-order mark counts as white space) is "{", which begins every
-// document these binaries take. Anything else there (the ids a
-// `while read id` loop is reading, text) is not for this command and is
-// left alone. Pending never consumes stdin, so such a loop still reads all
-// of its input, and it never waits for longer than wait:
+// input as flags or arguments and so will not read stdin (D1), or of one
+// whose document is optional and which reads stdin only when it holds one
+// (docs/design.md S25), holds a JSON document: its first byte that is not
+// white space (a U+FEFF byte-order mark counts as white space) is "{",
+// which begins every document these binaries take. Anything else there
+// (the ids a `while read id` loop is reading, text) is not for this
+// command and is left alone. Pending never consumes stdin, so such a loop still reads all
+// of its input, and it never waits for longer than wait (with Unbounded,
+// until the first byte that is not white space or end of file):
 //
 //   - a regular file is read with pread(2) from its current offset, which
 //     does not move (at most MaxBytes are looked at);
@@ -40,23 +50,38 @@ const PeekWait = 10 * time.Millisecond
 //
 // Errors count as "nothing there".
 func Pending(r io.Reader, wait time.Duration) bool {
-	f, ok := r.(*os.File)
-	if !ok {
+	f, mode, ok := lookable(r)
+	switch {
+	case !ok:
 		return false
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	switch mode := fi.Mode(); {
 	case mode.IsRegular():
 		return pendingFile(f)
 	case mode&os.ModeNamedPipe != 0:
 		return pendingStream(int(f.Fd()), wait, peekPipe)
-	case mode&os.ModeSocket != 0:
+	default:
 		return pendingStream(int(f.Fd()), wait, peekSocket)
 	}
-	return false
+}
+
+// Lookable reports whether Pending looks at r at all: an *os.File that is
+// a regular file, a pipe or a socket. For anything else Pending answers
+// false without knowing.
+func Lookable(r io.Reader) bool {
+	_, _, ok := lookable(r)
+	return ok
+}
+
+func lookable(r io.Reader) (*os.File, os.FileMode, bool) {
+	f, ok := r.(*os.File)
+	if !ok {
+		return nil, 0, false
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, false
+	}
+	mode := fi.Mode()
+	return f, mode, mode.IsRegular() || mode&(os.ModeNamedPipe|os.ModeSocket) != 0
 }
 
 // verdict is what the bytes looked at so far say.
@@ -122,23 +147,31 @@ type peekFunc func(fd int, buf []byte) (n int, err error)
 // errUnknown: bytes are waiting but cannot be looked at without taking them.
 const errUnknown = unix.EOPNOTSUPP
 
-// pendingStream waits, at most wait in total, for fd to hold a decision.
+// pendingStream waits, at most wait in total (no limit when wait is
+// negative), for fd to hold a decision.
 func pendingStream(fd int, wait time.Duration, peek peekFunc) bool {
 	buf := make([]byte, 64<<10)
 	deadline := time.Now().Add(wait)
 	seen := -1
+	pause := time.Millisecond
 	for {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return false
+		left, timeout := time.Duration(math.MaxInt64), -1 // poll(2): no limit
+		if wait >= 0 {
+			left = time.Until(deadline)
+			if left <= 0 {
+				return false
+			}
+			timeout = int((left + time.Millisecond - 1) / time.Millisecond)
 		}
 		if seen >= 0 {
 			// Only white space so far and the writer is still there: poll
-			// would answer at once, so wait a little for more.
-			time.Sleep(min(left, time.Millisecond))
+			// would answer at once, so wait a little for more (1 ms, then
+			// longer, up to 16 ms, for a writer that takes its time).
+			time.Sleep(min(left, pause))
+			pause = min(2*pause, 16*time.Millisecond)
 		} else {
 			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-			n, err := unix.Poll(fds, int((left+time.Millisecond-1)/time.Millisecond))
+			n, err := unix.Poll(fds, timeout)
 			if err == unix.EINTR {
 				continue
 			}

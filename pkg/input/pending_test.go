@@ -203,3 +203,50 @@ func TestPendingPipeBlankClosed(t *testing.T) {
 		t.Errorf("waited %v for a closed pipe", d)
 	}
 }
+
+// TestPendingUnbounded: with Unbounded, Pending waits for the first byte
+// that is not white space (or end of file), however late it comes, and
+// still takes nothing.
+func TestPendingUnbounded(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("needs tee(2)")
+	}
+	for _, tt := range []struct {
+		first, later string
+		want         bool
+	}{
+		{"", `{"ready":true}`, true},
+		{" \n", `{"ready":true}`, true},
+		{"\n", "T-1\nT-2\n", false},
+		{"  ", "", false}, // white space, then the writer closes
+	} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.WriteString(tt.first)
+		go func() {
+			time.Sleep(5 * PeekWait)
+			w.WriteString(tt.later)
+			w.Close()
+		}()
+		if got := Pending(r, Unbounded); got != tt.want {
+			t.Errorf("%q then %q: Pending = %v, want %v", tt.first, tt.later, got, tt.want)
+		}
+		if rest, _ := io.ReadAll(r); string(rest) != tt.first+tt.later {
+			t.Errorf("%q then %q: the pipe now holds %q", tt.first, tt.later, rest)
+		}
+		r.Close()
+	}
+	if Lookable(strings.NewReader("{}")) {
+		t.Error("a reader that is not a file counts as lookable")
+	}
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	if Lookable(null) {
+		t.Error("/dev/null counts as lookable")
+	}
+}
