@@ -273,6 +273,12 @@ func valued(cmd, name string) bool {
 		case "e", "--exclude":
 			return true
 		}
+	case "ls":
+		switch name {
+		case "I", "w", "T", "--ignore", "--hide", "--width", "--tabsize", "--block-size", "--format",
+			"--sort", "--time", "--time-style", "--quoting-style", "--indicator-style":
+			return true
+		}
 	case "git-worktree":
 		switch name {
 		case "b", "B", "--reason":

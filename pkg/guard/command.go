@@ -297,6 +297,8 @@ func (s *shell) call(argv []string, in input) {
 		s.grepTree(name, args)
 	case "git":
 		s.git(args, in)
+	case "ls", "dir", "vdir":
+		s.ls(args)
 	case "sudo", "doas", "command", "builtin", "exec", "nohup", "setsid", "chronic", "unbuffer",
 		"caffeinate", "time", "nice", "ionice", "stdbuf", "timeout", "env", "flock", "strace", "ltrace",
 		"valgrind", "busybox", "toybox", "xvfb-run", "dbus-run-session", "catchsegv", "proxychains",

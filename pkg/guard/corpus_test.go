@@ -555,6 +555,13 @@ EOF`},
 		{cmd: `git --work-tree=.matrixx/tasks checkout HEAD -- .`, deny: true},
 		{cmd: `GIT_WORK_TREE=.matrixx/plans git checkout -- .`, deny: true},
 		{cmd: `git worktree add .matrixx/tasks/wt`, deny: true},
+		{cmd: `git worktree remove --force .matrixx/tasks/wt`, deny: true, want: "task-cleanup"},
+		{cmd: `git worktree remove .matrixx`, deny: true},
+		{cmd: `git worktree remove --force ../wt3`}, // no store on disk there
+		{cmd: `git worktree list`},
+		{cmd: `ls -A | xargs rm -rf`}, // nothing on disk here (TestWholeTree: a real project)
+		{cmd: `ls -a | wc -l`},
+		{cmd: `rm -rf $(ls -d build*)`},
 		{cmd: `git clone https://example.com/x.git .matrixx/tasks/x`, deny: true},
 		{cmd: `cd .matrixx/plans && git clone https://example.com/x.git`, deny: true},
 		{cmd: `git archive -o .matrixx/plans/p.md HEAD`, deny: true},

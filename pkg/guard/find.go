@@ -692,6 +692,72 @@ func (s *shell) grepTree(name string, args []string) {
 	}
 }
 
+// ls analyses a listing whose output feeds another command (a pipe, a
+// command substitution): ls prints the entries of each directory operand
+// ("." without one), with -a or -A those starting with a dot too (as the
+// glob "*" would match them under dotglob, else without), and the
+// operand itself with -d or when it is not a directory. It prints bare
+// names, which the consumer reads against its own directory: an entry of
+// an operand other than "." counts both as that bare name and as the
+// path through the operand (xargs -I{} rm -rf DIR/{}). The entries that
+// are guarded or hold a store stand for its output (rm -rf $(ls -A) in a
+// project, ls -a | grep matrixx | xargs rm -rf); a filter between keeps
+// them. Not modelled: -R (bare names of deeper entries), -I/--hide
+// (which only hide more).
+func (s *shell) ls(args []string) {
+	if !s.feeds {
+		return
+	}
+	all, self := false, false
+	ops := scan("ls", args, func(opt, _ string) {
+		switch opt {
+		case "a", "A", "f", "--all", "--almost-all":
+			all = true
+		case "d", "--directory":
+			self = true
+		}
+	})
+	if len(ops) == 0 {
+		ops = []string{"."}
+	}
+	var found []string
+	for _, op := range ops[:min(len(ops), maxFields)] {
+		starts := s.expandGlob(op)
+		if len(starts) == 0 {
+			starts = []string{op}
+		}
+		for _, p := range starts {
+			if self || !s.isDir(p) {
+				found = append(found, p)
+				continue
+			}
+			pat := "*"
+			if d := cleanPath(slashes(p)); d != "." {
+				pat = escapeGlob(strings.TrimSuffix(d, "/")) + "/*"
+			}
+			saved := s.dotglob
+			s.dotglob = all
+			entries := s.expandGlob(pat)
+			s.dotglob = saved
+			for _, en := range entries {
+				found = append(found, en)
+				if pat != "*" {
+					found = append(found, path.Base(en))
+				}
+			}
+		}
+	}
+	for _, p := range found {
+		if len(s.mentions) >= maxFields || s.denied() {
+			return
+		}
+		s.globs()
+		if loc := s.e.locate(s.cwd, p, true); loc.st != outside || s.holdsGuarded(p) {
+			s.mentions = append(s.mentions, cleanPath(joinPath(s.cwd, slashes(p))))
+		}
+	}
+}
+
 // valuedGrep reports whether a long option of grep/rg/ag/fd takes a value.
 func valuedGrep(key string) bool {
 	switch key {

@@ -104,8 +104,15 @@ func (s *shell) git(args []string, in input) {
 	case "clean":
 		g.gitClean(rest)
 	case "worktree":
-		if ops := scan("git-worktree", rest, nil); len(ops) >= 2 && ops[0] == "add" {
+		ops := scan("git-worktree", rest, nil)
+		switch {
+		case len(ops) >= 2 && ops[0] == "add":
 			g.write(ops[1], "git worktree add", true)
+		case len(ops) >= 2 && ops[0] == "remove":
+			// It deletes the worktree's directory, its own .matrixx
+			// included (each worktree has its store): rm -rf.
+			g.unlink(ops[1], "git worktree remove")
+			g.writeTree("git worktree remove", ops[1:2])
 		}
 	case "clone":
 		ops := scan("git-clone", rest, nil)

@@ -74,7 +74,7 @@ func writeReason(via string, st store, p, resolved string) string {
 // a snapshot, a backup).
 func copyReason(via string, st store, p, resolved, proj string) string {
 	return "Blocked: " + via + " would change " + shown(p, resolved) + ", " + storeWhat(st) + " of " + proj +
-		": a copy or a backup of a project is guarded like the live store (any directory with .matrixx/tasks " +
+		": a copy, a backup or another worktree of a project is guarded like the live store (any directory with .matrixx/tasks " +
 		"or .matrixx/plans is). If it is a copy to throw away, ask the user to remove it by hand, outside the " +
 		"agent; task-cleanup and plan delete change only the project's own store."
 }
@@ -131,28 +131,32 @@ func (e *env) rawReason(hit, why string) string {
 }
 
 // gitCleanReason is the reason for a git clean that would delete a
-// guarded path (lost) of an untracked or ignored .matrixx directory;
-// mode is 'u' (plain), 'x' or 'X'.
+// guarded path (lost) of a .matrixx directory that git may not track
+// (the guard cannot know what git tracks: it says so); mode is 'u'
+// (plain), 'x' or 'X'.
 func gitCleanReason(lost string, mode byte) string {
 	var how string
 	switch mode {
 	case 'X':
-		how = "(git ignores it, and -X deletes what is ignored, -e patterns included). Drop -X, or name " +
-			"the paths to clean; "
+		how = "if git does not track it (the guard cannot tell; -X deletes what is ignored, -e " +
+			"patterns included). Drop -X, or name the paths to clean; "
 	case 'x':
-		how = "(git does not track it, and -x does not spare what is ignored). Add -e .matrixx to keep it " +
-			"(git clean -fdx -e .matrixx: the -e patterns still count with -x), or name the paths to clean; "
+		how = "if git does not track it (the guard cannot tell; -x does not spare what is ignored). Add -e " +
+			".matrixx to keep it (git clean -fdx -e .matrixx: the -e patterns still count with -x), or name " +
+			"the paths to clean; "
 	default:
-		how = "(git does not track it). Add -e .matrixx to keep it (git clean -fd -e .matrixx; a \"!\" " +
-			"pattern keeps nothing), or name the paths to clean; "
+		how = "if git does not track it (the guard cannot tell). Add -e .matrixx to keep it (git clean -fd " +
+			"-e .matrixx; a \"!\" pattern keeps nothing), or name the paths to clean; "
 	}
-	return "Blocked: Bash (git clean) would delete " + lost + ", in the .matrixx directory " + how + rootWay
+	return "Blocked: Bash (git clean) would delete " + lost + ", in the .matrixx directory, " + how + rootWay
 }
 
 // gitStashReason is the reason for a git stash -u/-a that would take a
-// guarded path (lost) out of the work tree.
+// guarded path (lost) out of the work tree if git does not track it (the
+// guard cannot know).
 func gitStashReason(lost, what string) string {
-	return "Blocked: Bash (" + what + ") would stash away " + lost + ", in the .matrixx directory (an untracked " +
-		"file: the stash takes it out of the work tree). Name the paths to stash (git stash push -u -- src/) " +
-		"or leave the store out (git stash push -u -- ':!.matrixx'); " + rootWay
+	return "Blocked: Bash (" + what + ") would stash away " + lost + ", in the .matrixx directory, if git does " +
+		"not track it (the guard cannot tell; the stash takes such a file out of the work tree). Name the paths " +
+		"to stash (git stash push -u -- src/) or leave the store out (git stash push -u -- ':!.matrixx'); " +
+		rootWay
 }

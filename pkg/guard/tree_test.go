@@ -276,6 +276,40 @@ func TestWholeTree(t *testing.T) {
 		{`rm -rf @SNAP@`, true, "by hand"},
 		{`rm -rf backup`, true, "by hand"},
 		{`rm -rf .`, true, "task-cleanup"},
+
+		// Third tester's report.
+		// git worktree remove deletes the worktree's directory, its own
+		// store included: judged like rm -rf of it.
+		{`git worktree remove backup`, true, "worktree"},
+		{`git worktree remove --force backup`, true, "by hand"},
+		{`git worktree remove -f -f ./backup`, true, ""},
+		{`git -C src worktree remove --force ../backup`, true, ""},
+		{`git worktree remove --force .`, true, "task-cleanup"},
+		{`git worktree remove build`, false, ""},
+		{`git worktree remove -f node_modules`, false, ""},
+		// ls feeding a command hands on the entries it lists: those
+		// starting with a dot with -a/-A; a filter keeps them.
+		{`rm -rf $(ls -A)`, true, "task-cleanup"},
+		{`rm -rf $(ls -a)`, true, ""},
+		{"rm -rf `ls -A .`", true, ""},
+		{`ls -a | grep matrixx | xargs rm -rf`, true, ""},
+		{`ls -A | grep -v x | xargs -I{} rm -rf {}`, true, ""},
+		{`for f in $(ls -A); do rm -rf "$f"; done`, true, ""},
+		{`rm -rf $(ls -d .m*)`, true, ""},
+		{`rm -rf $(ls)`, true, "by hand"}, // backup holds a store
+		{`ls | xargs rm -rf`, true, ""},
+		{`rm -rf $(ls -d build*)`, false, ""},
+		{`rm -rf $(ls -d node_modules build)`, false, ""},
+		{`rm -rf $(ls src)`, false, ""},
+		{`ls -A src | xargs rm -f`, false, ""},
+		{`ls -a | wc -l`, false, ""},
+		{`ls -A | grep -c matrixx`, false, ""},
+		{`cd src && rm -rf $(ls -A)`, false, ""},
+		// git clean and git stash -u: the guard cannot know what git
+		// tracks, and says so.
+		{`git clean -fd`, true, "if git does not track it"},
+		{`git clean -fdx`, true, "the guard cannot tell"},
+		{`git stash -u`, true, "if git does not track it"},
 	} {
 		cmd := strings.ReplaceAll(c.cmd, "@SNAP@", snap)
 		d := check(Request{Tool: "Bash", Cwd: proj, Command: cmd, Home: "/nonexistent-guard-test/home"})
