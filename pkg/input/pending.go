@@ -32,8 +32,8 @@ const Unbounded time.Duration = -1
 // white space (a U+FEFF byte-order mark counts as white space) is "{",
 // which begins every document these binaries take. Anything else there
 // (the ids a `while read id` loop is reading, text) is not for this
-// command and is left alone. Pending never consumes stdin, so such a loop still reads all
-// of its input, and it never waits for longer than wait (with Unbounded,
+// command and is left alone. Pending never consumes stdin, so such a
+// loop still reads all of its input, and it never waits for longer than wait (with Unbounded,
 // until the first byte that is not white space or end of file):
 //
 //   - a regular file is read with pread(2) from its current offset, which
@@ -44,7 +44,8 @@ const Unbounded time.Duration = -1
 //   - a socket is looked at with recv(2) and MSG_PEEK;
 //   - for a pipe or socket it waits, with poll(2), for at most wait in
 //     total for something to arrive: end of file, white space only, or
-//     nothing within the bound answer false;
+//     nothing within the bound answer false; 64 KiB of white space (more
+//     than one look holds) answers true, so the reader decides;
 //   - anything else (a terminal, /dev/null and other devices, a reader
 //     that is not an *os.File) is not looked at: false.
 //
@@ -191,12 +192,26 @@ func pendingStream(fd int, wait time.Duration, peek peekFunc) bool {
 		if v, _ := classify(buf[:n]); v != undecided {
 			return v == document
 		}
-		if n == seen && n == len(buf) {
-			return false // a full buffer of white space: not a document start
+		if n == len(buf) {
+			// A full buffer of white space: what follows cannot be seen
+			// without taking it, so the reader decides (it reads and
+			// parses, which may find a document after the blanks).
+			return true
 		}
 		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 		if _, err := unix.Poll(fds, 0); err == nil && fds[0].Revents&unix.POLLHUP != 0 {
-			return false // white space, and the writer is gone
+			// The writer is gone, but it may have written more between
+			// the peek above and the poll: look once more at what it
+			// left, which is all there will be.
+			n, err := peek(fd, buf)
+			if err == errUnknown {
+				return true
+			}
+			if err != nil || n == 0 {
+				return false
+			}
+			v, _ := classify(buf[:n])
+			return v == document || (v == undecided && n == len(buf))
 		}
 		seen = n
 	}

@@ -250,3 +250,57 @@ func TestPendingUnbounded(t *testing.T) {
 		t.Error("/dev/null counts as lookable")
 	}
 }
+
+// TestPendingWriterClosesBetweenPeekAndPoll: a writer that sends its
+// document and closes stdin after a peek saw only white space, before the
+// poll that sees the hang-up, must not have its document taken for
+// absent (found by a tester with strace delaying poll: task-cleanup then
+// ran without its {"dryRun":true}).
+func TestPendingWriterClosesBetweenPeekAndPoll(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("needs tee(2)")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w.WriteString(" ")
+	calls := 0
+	peek := func(fd int, buf []byte) (int, error) {
+		n, err := peekPipe(fd, buf)
+		if calls++; calls == 1 {
+			w.WriteString(`{"dryRun":true}`)
+			w.Close()
+		}
+		return n, err
+	}
+	if !pendingStream(int(r.Fd()), Unbounded, peek) {
+		t.Fatal("the document written just before the hang-up was missed")
+	}
+}
+
+// TestPendingLongBlankPrefix: more white space than one look can hold
+// (64 KiB) before the document: Pending cannot see the document, so it
+// answers true and the reader decides; it never drops it.
+func TestPendingLongBlankPrefix(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("needs tee(2)")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	doc := strings.Repeat(" ", 200000) + `{"status":"completed"}`
+	go func() {
+		w.WriteString(doc)
+		w.Close()
+	}()
+	if !Pending(r, Unbounded) {
+		t.Fatal("a document after 200,000 blanks was taken for absent")
+	}
+	if rest, _ := io.ReadAll(r); string(rest) != doc {
+		t.Errorf("the pipe lost bytes: %d of %d left", len(rest), len(doc))
+	}
+}
