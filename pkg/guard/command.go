@@ -290,7 +290,7 @@ func (s *shell) call(argv []string, in input) {
 	case "xargs":
 		s.xargs(args, in)
 	case "parallel":
-		s.parallel(args)
+		s.parallel(args, in)
 	case "find":
 		s.find(args)
 	case "grep", "egrep", "fgrep", "rg", "ag", "ack", "fd", "fdfind":

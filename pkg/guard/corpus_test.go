@@ -633,6 +633,23 @@ EOF`},
 		{cmd: `tar xf b.tar src/ README.md`},
 		{cmd: `tar -czf b.tgz .matrixx`},
 		{cmd: `unzip -o x.zip 'src/*' -x '.matrixx/*'`},
+		// Fourth report: GNU parallel reads its arguments from stdin
+		// without ::: (like xargs).
+		{cmd: `echo .matrixx | parallel rm -rf`, deny: true, want: "task-cleanup"},
+		{cmd: `printf '%s\n' .matrixx/tasks | parallel -j 4 rm -rf {}`, deny: true},
+		{cmd: `echo .matrixx/plans/p.md | parallel --jobs=2 'sed -i s/a/b/ {}'`, deny: true},
+		{cmd: `echo T-1.json | parallel rm .matrixx/tasks/{}`, deny: true},
+		{cmd: `echo .matrixx | parallel -I@ rm -rf @/tasks`, deny: true},
+		{cmd: `echo x/.matrixx/tasks/T-1.json | parallel rm ../{/}`}, // ../T-1.json
+		{cmd: `echo build | parallel rm -rf`},
+		{cmd: `echo .matrixx | parallel du -sh`},
+		{cmd: `echo src/a.go | parallel 'sed -i s/a/b/ {}'`},
+		{cmd: `parallel -j 2 gzip ::: a.log b.log`},
+		{cmd: `parallel ::: 'make lint' 'rm -rf .matrixx/plans'`, deny: true},
+		{cmd: `echo 'rm -rf .matrixx' | parallel`, deny: true},
+		{cmd: `parallel -a list.txt rm -rf`},
+		{cmd: `parallel rm -rf :::: list.txt`},
+		{cmd: `parallel echo ::: 'rm -rf .matrixx'`},
 	}
 }
 

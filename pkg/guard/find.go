@@ -107,6 +107,10 @@ func (s *shell) find(args []string) {
 			if holds[k] && len(targets) < maxFields {
 				targets = append(targets, s.reach(plain[k].path, sel, act == actDelete)...)
 			}
+			if act != actDelete && len(targets) < maxFields {
+				// -delete empties a directory before it removes it.
+				targets = append(targets, s.holders(&plain[k], sel)...)
+			}
 			if len(picked) < maxFields && (!s.e.judge(sel.cost()) || sel.selects(&plain[k])) {
 				picked = append(picked, plain[k].path)
 			}
@@ -697,13 +701,15 @@ func (s *shell) grepTree(name string, args []string) {
 // ("." without one), with -a or -A those starting with a dot too (as the
 // glob "*" would match them under dotglob, else without), and the
 // operand itself with -d or when it is not a directory. It prints bare
-// names, which the consumer reads against its own directory: an entry of
-// an operand other than "." counts both as that bare name and as the
-// path through the operand (xargs -I{} rm -rf DIR/{}). The entries that
-// are guarded or hold a store stand for its output (rm -rf $(ls -A) in a
-// project, ls -a | grep matrixx | xargs rm -rf); a filter between keeps
-// them. Not modelled: -R (bare names of deeper entries), -I/--hide
-// (which only hide more).
+// names, which the consumer reads against its own directory or joins
+// with a prefix (xargs -I{} rm -rf ../{}, rm -rf ../$d): an entry that is
+// guarded or holds a store, judged where it lies, is handed on both as
+// the path through the operand (absolute) and as the name ls prints, the
+// way echo's known output is. A printed name that is guarded or holds a
+// store where ls runs counts too. They stand for its output (rm -rf
+// $(ls -A) in a project, ls -a | grep matrixx | xargs rm -rf); a filter
+// between keeps them. Not modelled: -R (bare names of deeper entries),
+// -I/--hide (which only hide more).
 func (s *shell) ls(args []string) {
 	if !s.feeds {
 		return
@@ -720,7 +726,8 @@ func (s *shell) ls(args []string) {
 	if len(ops) == 0 {
 		ops = []string{"."}
 	}
-	var found []string
+	type listed struct{ path, printed string }
+	var found []listed
 	for _, op := range ops[:min(len(ops), maxFields)] {
 		starts := s.expandGlob(op)
 		if len(starts) == 0 {
@@ -728,7 +735,7 @@ func (s *shell) ls(args []string) {
 		}
 		for _, p := range starts {
 			if self || !s.isDir(p) {
-				found = append(found, p)
+				found = append(found, listed{p, p})
 				continue
 			}
 			pat := "*"
@@ -740,20 +747,28 @@ func (s *shell) ls(args []string) {
 			entries := s.expandGlob(pat)
 			s.dotglob = saved
 			for _, en := range entries {
-				found = append(found, en)
-				if pat != "*" {
-					found = append(found, path.Base(en))
-				}
+				found = append(found, listed{en, path.Base(en)})
 			}
 		}
 	}
-	for _, p := range found {
+	guarded := func(p string) bool {
+		s.globs()
+		return s.e.locate(s.cwd, p, true).st != outside || s.holdsGuarded(p)
+	}
+	for _, f := range found {
 		if len(s.mentions) >= maxFields || s.denied() {
 			return
 		}
-		s.globs()
-		if loc := s.e.locate(s.cwd, p, true); loc.st != outside || s.holdsGuarded(p) {
-			s.mentions = append(s.mentions, cleanPath(joinPath(s.cwd, slashes(p))))
+		switch {
+		case guarded(f.path):
+			s.mentions = append(s.mentions, cleanPath(joinPath(s.cwd, slashes(f.path))))
+		case f.printed != f.path && guarded(f.printed):
+			s.mentions = append(s.mentions, cleanPath(joinPath(s.cwd, slashes(f.printed))))
+		default:
+			continue
+		}
+		if len(s.mentions) < maxFields && !isAbs(f.printed) {
+			s.mentions = append(s.mentions, f.printed)
 		}
 	}
 }
@@ -773,14 +788,15 @@ func valuedGrep(key string) bool {
 	return false
 }
 
-// mentionPaths records guarded paths a command hands on (its output).
+// mentionPaths records the paths a command hands on (its output) that
+// are guarded or hold a store (find . -maxdepth 0 | xargs rm -rf).
 func (s *shell) mentionPaths(ps []string) {
 	for _, p := range ps {
 		if len(s.mentions) >= maxFields {
 			return
 		}
 		s.globs()
-		if loc := s.e.locate(s.cwd, p, false); loc.st != outside {
+		if loc := s.e.locate(s.cwd, p, false); loc.st != outside || s.holdsGuarded(p) {
 			s.mentions = append(s.mentions, cleanPath(joinPath(s.cwd, slashes(p))))
 		}
 	}

@@ -144,6 +144,43 @@ func (s *shell) reach(start string, sel walkSel, rmdirOnly bool) []string {
 	return out
 }
 
+// holders returns the directories directly below the walk start that
+// hold a store of their own and that sel selects, as the walk writes them:
+// the projects next to the one the agent works in (find .. -maxdepth 1 |
+// xargs rm -rf from a sibling), which the walk hands on whole like the ls
+// rule's entries. At most maxReachEntries entries of start are read, and
+// only when the walk goes into start.
+func (s *shell) holders(st *entry, sel walkSel) []string {
+	if st.anon || !sel.descends(st) {
+		return nil
+	}
+	abs, subs, ok := s.walkStart(st.path)
+	if !ok || subs == "" {
+		return nil
+	}
+	d, err := os.Open(filepath.FromSlash(abs))
+	if err != nil {
+		return nil
+	}
+	entries, _ := d.ReadDir(maxReachEntries)
+	d.Close()
+	prefix := strings.TrimSuffix(st.path, "/")
+	var out []string
+	for _, en := range entries {
+		if len(out) >= maxFields || !s.e.charge(1, 0) || !s.e.judge(2*sel.cost()) {
+			break
+		}
+		if !en.IsDir() || en.Name() == ".matrixx" {
+			continue // .matrixx itself: reach
+		}
+		e := entry{name: en.Name(), path: prefix + "/" + en.Name(), depth: 1, typ: 'd', de: en}
+		if sel.visits(&e) && sel.selects(&e) && s.holdsGuarded(e.path) {
+			out = append(out, e.path)
+		}
+	}
+	return out
+}
+
 // walkStart returns the absolute path of a walk's start and where the
 // guarded directories lie below it: ".matrixx/" for a start outside the
 // stores, "" for a .matrixx directory; not ok for a start in a store or

@@ -131,7 +131,9 @@ func TestWholeTree(t *testing.T) {
 		{`find . -type d -name __pycache__ -exec rm -rf {} +`, false, ""},
 		{`find . -type d -name node_modules -prune -exec rm -rf '{}' +`, false, ""},
 		{`find . -maxdepth 1 -name build -exec rm -rf {} +`, false, ""},
-		{`find . -mindepth 1 -maxdepth 1 ! -name .matrixx -exec rm -rf {} +`, false, ""},
+		{`find . -mindepth 1 -maxdepth 1 ! -name .matrixx ! -name backup -exec rm -rf {} +`, false, ""},
+		// ./backup holds a store (fourth report: entries holding one).
+		{`find . -mindepth 1 -maxdepth 1 ! -name .matrixx -exec rm -rf {} +`, true, "by hand"},
 		{`find . -maxdepth 1 -exec rm -rf {} +`, true, ""}, // ./.matrixx at depth 1
 		{`find . -name tasks -exec rm -rf {} +`, true, ""},
 		{`find . -type d -exec rm -rf {} +`, true, ""},
@@ -318,7 +320,72 @@ func TestWholeTree(t *testing.T) {
 		}
 		n++
 	}
+	n += siblingRows(t)
 	t.Logf("whole tree: %d commands", n)
+}
+
+// siblingRows: a workspace holding a project and a sibling directory
+// (fourth report). A listing or a walk from the sibling, from the
+// workspace or from the project's parent hands on the project's
+// directory, which holds its store, as the name the consumer joins with
+// a prefix (ls .. | xargs -I{} rm -rf ../{}).
+func siblingRows(t *testing.T) int {
+	ws := t.TempDir()
+	for _, d := range []string{"proj/.matrixx/tasks", "proj/src", "proj/build", "other/src"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "proj/.matrixx/tasks/T-1.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range []struct {
+		cwd  string // below ws
+		cmd  string // @WS@ stands for ws
+		deny bool
+	}{
+		// ls: an entry holding a store flows as its bare name.
+		{"other", `ls .. | xargs -I{} rm -rf ../{}`, true},
+		{"other", `ls @WS@ | xargs -I{} rm -rf @WS@/{}`, true},
+		{"other", `for d in $(ls ..); do rm -rf ../$d; done`, true},
+		{"other", `ls .. | while read d; do rm -rf "../$d"; done`, true},
+		{"proj", `ls .. | grep proj | xargs -I{} rm -rf ../{}`, true},
+		{"", `ls . | xargs -I{} rm -rf ./{}`, true},
+		{"", `ls | xargs -I{} rm -rf {}`, true},
+		{"other", `rm -rf $(ls -d ../*)`, true},
+		{"other", `echo proj | xargs -I{} rm -rf ../{}`, true},
+		{"other", `ls .. | xargs -I{} du -sh ../{}`, false},
+		{"other", `ls .. | xargs -I{} rm -rf ../other/{}`, false},
+		{"other", `for d in $(ls ..); do echo ../$d; done`, false},
+		{"other", `ls ../proj | xargs -I{} rm -rf ../proj/{}`, false},
+		{"other", `ls -A ../proj | xargs -I{} rm -rf ../proj/{}`, true},
+		{"other", `ls src | xargs -I{} rm -rf src/{}`, false},
+		// GNU parallel reads its arguments from stdin like xargs.
+		{"proj", `ls -A | parallel rm -rf`, true},
+		{"proj", `find . -maxdepth 1 | parallel rm -rf`, true},
+		{"other", `ls .. | parallel rm -rf ../{}`, true},
+		{"proj", `ls | parallel rm -rf`, false},
+		{"proj", `ls -A | parallel wc -l`, false},
+		// find hands on the entries of its start that hold a store.
+		{"other", `find .. -maxdepth 1 | xargs rm -rf`, true},
+		{"other", `find .. -maxdepth 1 -type d -exec rm -rf {} +`, true},
+		{"other", `find .. -mindepth 1 -maxdepth 1 -print0 | xargs -0 rm -rf`, true},
+		{"", `find . -maxdepth 1 -type d -exec rm -rf {} +`, true},
+		{"proj", `find . -maxdepth 0 | xargs rm -rf`, true},
+		{"other", `find .. -maxdepth 1 -name 'oth*' | xargs rm -rf`, false},
+		{"other", `find .. -maxdepth 1 -type d | xargs du -sh`, false},
+		{"other", `find .. -mindepth 2 -maxdepth 2 -name build | xargs rm -rf`, false},
+		{"", `find . -maxdepth 1 -type f -exec rm -f {} +`, false},
+	} {
+		cmd := strings.ReplaceAll(c.cmd, "@WS@", ws)
+		d := check(Request{Tool: "Bash", Cwd: filepath.Join(ws, c.cwd), Command: cmd, Home: "/nonexistent-guard-test/home"})
+		if d.Deny != c.deny {
+			t.Errorf("in %s: %q: deny = %v, want %v (%s)", c.cwd, c.cmd, d.Deny, c.deny, d.Reason)
+		}
+		n++
+	}
+	return n
 }
 
 // TestDotGlob: under dotglob (shopt -s dotglob, a GLOBIGNORE with a value,
