@@ -434,16 +434,22 @@ func (s *shell) cd(name string, args []string) {
 		} else {
 			s.cwd = string(unknown)
 		}
+		s.setAlts(nil)
 		return
 	}
 	dir, set := "", false
+	var more []string // the word's other values (a loop variable's)
 	for _, a := range args {
 		if a == "--" || (len(a) > 1 && a[0] == '-') {
 			continue
 		}
+		if set {
+			more = append(more, a)
+			continue
+		}
 		dir, set = a, true
-		break
 	}
+	bases := append([]string{s.cwd}, s.alts()...)
 	switch {
 	case !set:
 		dir = s.e.home
@@ -461,12 +467,38 @@ func (s *shell) cd(name string, args []string) {
 	s.oldpwd = s.cwd
 	if dir == "" {
 		s.cwd = string(unknown)
+		s.setAlts(nil)
 		return
 	}
 	if !s.e.charge(1, len(s.cwd)+len(dir)) {
 		return
 	}
+	s.setAlts(s.dirsOf(bases, dir, more))
 	s.cwd = cleanPath(joinPath(s.cwd, slashes(s.tilde(dir))))
+}
+
+// dirsOf are the directories other than the first that a cd (or git -C)
+// from any of bases (the current directory and its alternatives) to a
+// word whose values are first and more may reach: each value from each
+// base, a glob in the first value too (git clean expands the others'),
+// at most maxFields. Values not known are left out.
+func (s *shell) dirsOf(bases []string, first string, more []string) []string {
+	if len(bases) == 1 && len(more) == 0 && !strings.ContainsAny(first, "*?[") {
+		return nil
+	}
+	var out []string
+	for k, b := range bases {
+		for j, v := range append([]string{first}, more...) {
+			if k == 0 && j == 0 || strings.IndexByte(v, unknown) >= 0 || len(out) >= maxFields {
+				continue
+			}
+			out = append(out, cleanPath(joinPath(b, slashes(s.tilde(v)))))
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // stdinValues are the candidate values of a line read from stdin: the

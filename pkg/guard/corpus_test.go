@@ -650,6 +650,21 @@ EOF`},
 		{cmd: `parallel -a list.txt rm -rf`},
 		{cmd: `parallel rm -rf :::: list.txt`},
 		{cmd: `parallel echo ::: 'rm -rf .matrixx'`},
+		// Fifth report: a find test naming .matrixx selects it at any
+		// depth, without the disk showing it; a pruned one does not.
+		{cmd: `find . -name .matrixx | xargs rm -rf`, deny: true},
+		{cmd: `find . -name .matrixx -prune -exec rm -rf {} +`, deny: true},
+		{cmd: `find . -iname '.MATRIX*' -print0 | xargs -0 rm -rf`, deny: true},
+		{cmd: `find . -path '*/.matrixx' -prune -exec rm -rf {} +`, deny: true},
+		{cmd: `find . -regex '.*/\.matrixx' -exec rm -rf {} \;`, deny: true},
+		{cmd: `find . -name .matrixx | parallel rm -rf`, deny: true},
+		{cmd: `find . -name .matrixx -prune -o -name '*.pyc' -exec rm {} +`},
+		{cmd: `find . -name .matrixx | xargs du -sh`},
+		{cmd: `find . -name .matrixx -type d`},
+		{cmd: `find . -name node_modules -prune -exec rm -rf {} +`},
+		// git pathspecs: an exclusion names no path.
+		{cmd: `git clean -fd -- ':/' ':/!.matrixx'`},
+		{cmd: `git stash push -u -- src ':(exclude,top).matrixx'`},
 	}
 }
 

@@ -117,6 +117,15 @@ func (s *shell) find(args []string) {
 		}
 		// The guarded paths first: -exec runs on the first maxFields.
 		targets = append(targets, x.patterns...)
+		if act != actDelete { // -delete cannot remove a .matrixx that is not empty
+			for _, nm := range x.names {
+				for k := range plain {
+					if len(targets) < 2*maxFields && !plain[k].anon {
+						targets = append(targets, strings.TrimSuffix(plain[k].path, "/")+"/**/"+nm)
+					}
+				}
+			}
+		}
 		targets = append(targets, picked...)
 		targets = targets[:min(len(targets), 2*maxFields)]
 		switch act {
@@ -125,6 +134,7 @@ func (s *shell) find(args []string) {
 				s.unlink(t, "find -delete")
 			}
 		case actExec:
+			files := len(stored) == 0 && x.filesOnly()
 			for _, n := range x.execs {
 				ex := x.nodes[n].args
 				if len(ex) == 0 {
@@ -135,6 +145,9 @@ func (s *shell) find(args []string) {
 					for k, a := range ex {
 						argv[k] = strings.ReplaceAll(a, "{}", t)
 					}
+					if files && s.progName(argv[0]) == "chmod" && chmodKeepsOwner(argv[1:], true) {
+						continue // a mode that keeps the owner's rw, on files only
+					}
 					s.call(argv, input{})
 				}
 			}
@@ -142,6 +155,23 @@ func (s *shell) find(args []string) {
 			s.mentionPaths(targets)
 		}
 	}
+}
+
+// filesOnly reports whether the expression selects files only: a
+// "-type f" test (not negated) in the conjunction at its top.
+func (x *findExpr) filesOnly() bool {
+	if x.opaque || x.root < 0 {
+		return false
+	}
+	isF := func(n int) bool { return x.nodes[n].op == 't' && x.nodes[n].kind == "-type" && x.nodes[n].arg == "f" }
+	r := x.root
+	if isF(r) {
+		return true
+	}
+	if x.nodes[r].op != 'a' {
+		return false
+	}
+	return slices.ContainsFunc(x.nodes[r].kids, isF)
 }
 
 // Kinds of find actions.
@@ -174,6 +204,7 @@ type findExpr struct {
 	minDepth  int
 	execs     []int    // the -exec nodes, in order
 	patterns  []string // -path patterns that select (not negated, not followed by -prune)
+	names     []string // -name/-iname/-regex patterns naming .matrixx that select (likewise)
 	writes    []fwrite // -fprint FILE & co.
 	types     bool     // a -type or -xtype test
 	opaque    bool     // the expression could not be read: anything may be selected
@@ -255,7 +286,11 @@ func (x *findExpr) parseAnd(args []string, pos *int, neg bool) int {
 	var kids []int
 	// The -path patterns read with the operand just before (-path X
 	// -prune, \( -path X -o -path Y \) -prune): they name what is pruned.
+	// The same for the -name patterns naming .matrixx; neither when
+	// something follows the -prune (-name .matrixx -prune -exec rm -rf {} +
+	// removes what it prunes).
 	from, to := 0, 0
+	nfrom, nto, pdrop, ndrop := 0, 0, -1, -1
 	for *pos < len(args) {
 		a := args[*pos]
 		if a == ")" || a == "," || a == "-o" || a == "-or" {
@@ -265,13 +300,24 @@ func (x *findExpr) parseAnd(args []string, pos *int, neg bool) int {
 			*pos++
 			continue
 		}
-		before := len(x.patterns)
+		before, nbefore := len(x.patterns), len(x.names)
+		pdrop, ndrop = -1, -1
 		n := x.parseNot(args, pos, neg)
-		if x.nodes[n].kind == "-prune" && to > from && to <= len(x.patterns) {
-			x.patterns = slices.Delete(x.patterns, from, to)
+		if x.nodes[n].kind == "-prune" && to > from && to == len(x.patterns) {
+			pdrop = from
+		}
+		if x.nodes[n].kind == "-prune" && nto > nfrom && nto == len(x.names) {
+			ndrop = nfrom
 		}
 		from, to = before, len(x.patterns)
+		nfrom, nto = nbefore, len(x.names)
 		kids = append(kids, n)
+	}
+	if pdrop >= 0 && pdrop <= len(x.patterns) {
+		x.patterns = x.patterns[:pdrop]
+	}
+	if ndrop >= 0 && ndrop <= len(x.names) {
+		x.names = x.names[:ndrop]
 	}
 	switch len(kids) {
 	case 0: // "( )", "-o" at the start: find refuses it
@@ -381,6 +427,18 @@ func (x *findExpr) primary(args []string, pos *int, neg bool) int {
 		"-samefile", "-links", "-inum", "-used", "-fstype", "-context", "-regextype", "-files0-from",
 		"-Bmin", "-Btime", "-Bnewer", "-flags", "-mnewer", "-acl", "-sparse":
 		n.arg = arg()
+		if !neg && containsFold(n.arg, "matrix") {
+			// A test naming .matrixx selects it wherever it lies,
+			// deeper than the walk looks (G14): find . -name .matrixx.
+			switch a {
+			case "-name", "-iname":
+				if shellMatch(n.arg, ".matrixx", a == "-iname") {
+					x.names = append(x.names, n.arg)
+				}
+			case "-regex", "-iregex":
+				x.names = append(x.names, ".matrixx")
+			}
+		}
 		switch a {
 		case "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex":
 			if !neg {

@@ -24,8 +24,21 @@ func (s *shell) git(args []string, in input) {
 				if g == s {
 					g = s.sub()
 				}
+				// A word of several values (a loop variable over $(ls))
+				// gives them all before the subcommand: each is a
+				// directory git may run in.
+				var more []string
+				j := i + 2
+				for ; j < len(args) && !strings.HasPrefix(args[j], "-") && !gitSubcommand(args[j]); j++ {
+				}
+				if j < len(args) && gitSubcommand(args[j]) {
+					more = args[i+2 : j]
+				} else {
+					j = i + 2
+				}
+				g.setAlts(g.dirsOf(append([]string{g.cwd}, g.alts()...), args[i+1], more))
 				g.cwd = cleanPath(joinPath(g.cwd, slashes(args[i+1])))
-				i++
+				i = j - 1
 			}
 			continue
 		case a == "--work-tree":
@@ -145,9 +158,7 @@ func (s *shell) git(args []string, in input) {
 		case len(ops) > 0 && (ops[0] == "save" || gitStashSub(ops[0])):
 			ops = nil // a message, a stash, a branch name
 		}
-		for _, p := range ops {
-			g.write(p, "git stash", true)
-		}
+		g.writeSpecs(ops, "git stash")
 		g.gitStash(rest)
 	case "apply", "am":
 		if has("--check", "--stat", "--numstat", "--summary", "--cached") {
@@ -162,13 +173,49 @@ func (s *shell) git(args []string, in input) {
 	}
 }
 
-// gitClean checks git clean: its pathspecs, and without a pathspec (or
-// with ".", or ":/" from the top of the work tree) the guarded paths
-// below the .matrixx directory it would delete (gitLoss): with -x what
+// gitClean checks git clean, in each directory it may run in (eachDir):
+// its pathspecs, and without a pathspec (or with ".", only exclusions,
+// ":/" or a pathspec naming the top of the work tree) the guarded paths
+// below the .matrixx directory it would delete (gitLoss), less what the
+// exclusions leave out (pathspecTakes): with -x what
 // no -e pattern keeps, with -X what the ignore rules and the -e patterns
 // ignore, with neither what they do not ignore. -n and --dry-run delete
 // nothing.
 func (g *shell) gitClean(rest []string) {
+	g.eachDir(func() { g.gitClean1(rest) })
+}
+
+// eachDir runs check in each directory git may run in: the current one
+// and its alternatives (shell.alts), a glob among them expanded against
+// the disk (for d in */; do git -C "$d" clean -fdx; done), at most
+// maxFields in all; the current directory is restored after.
+func (g *shell) eachDir(check func()) {
+	alts := g.alts()
+	if len(alts) == 0 && !strings.ContainsAny(g.cwd, "*?[") {
+		check()
+		return
+	}
+	cwd, n := g.cwd, 0
+	defer func() { g.cwd = cwd }()
+	for _, d := range append([]string{cwd}, alts...) {
+		ds := []string{d}
+		if strings.ContainsAny(d, "*?[") {
+			if ex := g.expandGlob(d); len(ex) > 0 {
+				ds = ex
+			}
+		}
+		for _, x := range ds {
+			if n >= maxFields || g.denied() {
+				return
+			}
+			n++
+			g.cwd = cleanPath(joinPath(cwd, x))
+			check()
+		}
+	}
+}
+
+func (g *shell) gitClean1(rest []string) {
 	dry, x, bigX := false, false, false
 	var cmdl []gitRule
 	opaque := false // an -e pattern the guard cannot read
@@ -191,22 +238,49 @@ func (g *shell) gitClean(rest []string) {
 	if dry {
 		return
 	}
-	for _, p := range ops {
-		g.write(p, "git clean", true)
-	}
+	g.writeSpecs(ops, "git clean")
+	// The directories whose .matrixx the pathspecs may reach: the
+	// current one (no pathspec, ".", only exclusions), the top (":/",
+	// ":(top)", a pathspec climbing to it). Each positive pathspec that
+	// names a path is checked as a write above; here the pathspecs that
+	// take a whole directory, less what the exclusions leave out.
 	dir := g.cwd
 	whole := len(ops) == 0
+	onlyExcl := len(ops) > 0
+	top := gitTop(g.cwd)
 	for _, p := range ops {
-		whole = whole || p == "." || p == "./"
-		if p == ":/" {
+		pat, exclude, fromTop, _, _ := pathspecMagic(p)
+		if exclude {
+			continue
+		}
+		onlyExcl = false
+		pat = strings.TrimSuffix(pat, "/")
+		if pat == "" && fromTop || p == ":/" {
 			whole = true
-			if top := gitTop(g.cwd); top != "" {
+			if top != "" {
 				dir = top
+			}
+			continue
+		}
+		if !fromTop {
+			if c := cleanPath(joinPath(g.cwd, slashes(pat))); c == g.cwd {
+				whole = true
+			} else if top != "" && c == top && strings.HasPrefix(g.cwd, top+"/") {
+				whole, dir = true, top
 			}
 		}
 	}
+	whole = whole || onlyExcl
 	if !whole || !isAbs(dir) || g.denied() {
 		return
+	}
+	var keep func(string) bool
+	if len(ops) > 0 {
+		t := top
+		if t == "" {
+			t = g.cwd
+		}
+		keep = func(rel string) bool { return !pathspecTakes(ops, g.cwd, t, rel) }
 	}
 	mode := byte('u')
 	switch {
@@ -221,7 +295,7 @@ func (g *shell) gitClean(rest []string) {
 		// it counts as taking everything.
 		cmdl, mode = nil, 'x'
 	}
-	if lost, ok := g.gitLoss(dir, mode, cmdl, nil); ok {
+	if lost, ok := g.gitLoss(dir, mode, cmdl, keep); ok {
 		g.refuse(gitCleanReason(lost, mode), "bash:git clean")
 	}
 }
@@ -234,6 +308,10 @@ func (g *shell) gitClean(rest []string) {
 // (git stash push -u -- src/, -- ':!.matrixx'). Files git tracks are
 // not known to the guard (docs/guard.md, limits).
 func (g *shell) gitStash(rest []string) {
+	g.eachDir(func() { g.gitStash1(rest) })
+}
+
+func (g *shell) gitStash1(rest []string) {
 	untracked, all, patch := false, false, false
 	fromFile := false
 	ops := scan("git-stash", rest, func(opt, val string) {
@@ -288,6 +366,48 @@ func (g *shell) gitStash(rest []string) {
 			return
 		}
 	}
+}
+
+// writeSpecs checks the paths git's pathspecs name as writes: an
+// exclusion names nothing, ":/x" and ":(top)x" are from the top of the
+// work tree, the other magic is dropped.
+func (g *shell) writeSpecs(ops []string, cmd string) {
+	for _, p := range ops {
+		pat, exclude, fromTop, _, _ := pathspecMagic(p)
+		if exclude {
+			continue
+		}
+		if fromTop && pat != p {
+			top := gitTop(g.cwd)
+			if top == "" {
+				top = g.cwd
+			}
+			if !isAbs(top) {
+				g.write(p, cmd, true)
+				continue
+			}
+			pat = top + "/" + pat
+		}
+		if pat == "" {
+			continue
+		}
+		g.write(pat, cmd, true)
+	}
+}
+
+// gitSubcommand reports whether name is a git command (the common ones:
+// where git -C's word ends).
+func gitSubcommand(name string) bool {
+	switch name {
+	case "clean", "stash", "checkout", "restore", "reset", "switch", "merge", "pull", "rebase",
+		"cherry-pick", "revert", "am", "apply", "read-tree", "checkout-index", "rm", "mv",
+		"status", "log", "diff", "add", "commit", "push", "fetch", "worktree", "clone", "init",
+		"submodule", "archive", "format-patch", "bundle", "branch", "tag", "show", "config",
+		"remote", "grep", "ls-files", "rev-parse", "describe", "blame", "gc", "bisect", "notes",
+		"sparse-checkout", "lfs", "shortlog", "reflog", "fsck", "prune", "maintenance":
+		return true
+	}
+	return false
 }
 
 // gitStashSub reports whether name is a git stash subcommand other than

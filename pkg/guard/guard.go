@@ -135,20 +135,13 @@ func failClosed(req Request) (d Decision) {
 // directories are guarded besides .matrixx/{tasks,plans}, what the
 // command defined so far, and the budget of the analysis.
 type env struct {
-	cwd        string   // cleaned slash path of the event's cwd; "" when unknown
-	home       string   // slash path of the home directory; "" when unknown
-	extra      []string // cleaned slash paths of Request.Extra (and their targets)
-	config     []string // cleaned config files of Request.Config (and their targets)
-	configDirs []string // the directories holding them
-	state      []string // cleaned slash paths of Request.State
-	// taint is set when the command names .matrixx somewhere: then a
-	// part of a word the guard cannot know (a variable set elsewhere, a
-	// command substitution) may stand for any one path component.
-	taint bool
-	// dotglob is the dotglob setting of the scope being analysed (see
-	// shell.dotglob), for classify: a shell method sets it (globs)
-	// before it matches paths.
-	dotglob bool
+	cwd        string              // cleaned slash path of the event's cwd; "" when unknown
+	home       string              // slash path of the home directory; "" when unknown
+	extra      []string            // cleaned slash paths of Request.Extra (and their targets)
+	config     []string            // cleaned config files of Request.Config (and their targets)
+	configDirs []string            // the directories holding them
+	state      []string            // cleaned slash paths of Request.State
+	alts       map[*shell][]string // shell.alts
 	// fds holds the known output of process substitutions by the path
 	// they expand to (/dev/fd/63, …); fdN numbers them.
 	fds map[string]string
@@ -173,11 +166,19 @@ type env struct {
 	// Past maxSteps or maxBytes the analysis stops (over) and the raw
 	// rule decides.
 	steps, spent int
-	over         bool
 	// judged counts the tests and patterns tree walks evaluated on
 	// entries (find expressions, grep filters); past maxJudged every
 	// entry counts as selected.
 	judged int
+	over   bool
+	// taint is set when the command names .matrixx somewhere: then a
+	// part of a word the guard cannot know (a variable set elsewhere, a
+	// command substitution) may stand for any one path component.
+	taint bool
+	// dotglob is the dotglob setting of the scope being analysed (see
+	// shell.dotglob), for classify: a shell method sets it (globs)
+	// before it matches paths.
+	dotglob bool
 }
 
 const (

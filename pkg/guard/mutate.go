@@ -49,7 +49,7 @@ func (s *shell) mutate(name string, args []string, in input) {
 			s.writeTree(name+" -r", ops)
 		}
 	case "chmod", "chown", "chgrp", "setfacl":
-		if name == "chmod" && chmodKeepsOwner(args) {
+		if name == "chmod" && chmodKeepsOwner(args, false) {
 			return // u+w, 755, go-w: the owner keeps rwx, the binaries keep working
 		}
 		if name == "chown" && chownSelf(args) {
@@ -689,7 +689,11 @@ func rsyncMatch(pat, q string) bool {
 // numeric mode with another owner digit (644 strips the directories'
 // x), another "-" or "=", --reference and a mode written as an option
 // (-w) may take the owner's permissions away.
-func chmodKeepsOwner(args []string) bool {
+//
+// With files (find -type f -exec chmod …: the targets are files only)
+// the owner's search permission does not matter: an owner digit of 6 or
+// 7, and "-x", "=rw", "u=rw" pass too.
+func chmodKeepsOwner(args []string, files bool) bool {
 	for _, a := range args {
 		if a == "--" {
 			break
@@ -709,7 +713,11 @@ func chmodKeepsOwner(args []string) bool {
 	mode := ops[0]
 	if strings.Trim(mode, "01234567") == "" {
 		v, err := strconv.ParseUint(mode, 8, 32)
-		return err == nil && v <= 0o7777 && len(mode) >= 3 && (v>>6)&7 == 7
+		need := uint64(7)
+		if files {
+			need = 6
+		}
+		return err == nil && v <= 0o7777 && len(mode) >= 3 && (v>>6)&need == need
 	}
 	for _, cl := range strings.Split(mode, ",") {
 		i := 0
@@ -733,10 +741,10 @@ func chmodKeepsOwner(args []string) bool {
 			i = j
 			switch {
 			case !owner || op == '+':
-			case op == '-' && strings.ContainsAny(perms, "rwxXugo"):
+			case op == '-' && strings.ContainsAny(perms, "rwugo") || op == '-' && !files && strings.ContainsAny(perms, "xX"):
 				return false
 			case op == '=' && (strings.ContainsAny(perms, "ugo") || !strings.ContainsRune(perms, 'r') ||
-				!strings.ContainsRune(perms, 'w') || !strings.ContainsAny(perms, "xX")):
+				!strings.ContainsRune(perms, 'w') || !files && !strings.ContainsAny(perms, "xX")):
 				return false
 			}
 		}

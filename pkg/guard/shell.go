@@ -71,6 +71,25 @@ type shell struct {
 	dotglob bool
 }
 
+// alts are the other directories the current one of s may be, when a cd
+// or git -C took a word of several values (a loop variable over $(ls), a
+// glob): git clean and git stash -u are checked in each. They are kept
+// in the env (rarely set), so that a scope stays small.
+func (s *shell) alts() []string { return s.e.alts[s] }
+
+func (s *shell) setAlts(v []string) {
+	if len(v) == 0 {
+		if s.e.alts != nil {
+			delete(s.e.alts, s)
+		}
+		return
+	}
+	if s.e.alts == nil {
+		s.e.alts = make(map[*shell][]string)
+	}
+	s.e.alts[s] = v
+}
+
 // bash decides a Bash command.
 func (e *env) bash(cmd string) Decision {
 	// The shell never sees what follows a NUL byte (a C string ends
@@ -113,6 +132,9 @@ func (s *shell) sub() *shell {
 	c := &shell{
 		e: s.e, verdict: s.verdict, cwd: s.cwd, oldpwd: s.oldpwd, pos: s.pos, depth: s.depth,
 		outKnown: true, feeds: s.feeds, dotglob: s.dotglob,
+	}
+	if a := s.alts(); a != nil {
+		c.setAlts(a)
 	}
 	if len(s.vars) > 0 {
 		c.vars, c.sharedVars = s.vars, true // copied on the child's first set

@@ -140,7 +140,8 @@ func TestWholeTree(t *testing.T) {
 		{`find . ! -name .matrixx -exec rm -rf {} +`, true, ""}, // "." itself
 		{`find . \( -name '*.md' -o -name '*.json' \) -exec sed -i s/a/b/ {} +`, true, ""},
 		{`find . -type f -exec chmod +x {} +`, false, ""},
-		{`find . -type f -exec chmod 600 {} +`, true, ""},
+		{`find . -type f -exec chmod 600 {} +`, false, ""}, // files only: the owner keeps rw (fifth report)
+		{`find . -type f -exec chmod 400 {} +`, true, ""},
 		{`find . -name '*.md' -exec grep -l foo {} + | xargs sed -i s/a/b/`, true, ""},
 		{`find . -path ./.matrixx -prune -o -name '*.md' -print | xargs sed -i s/a/b/`, false, ""},
 		{`find . -name '*.md' -print0 | xargs -0 sed -i s/a/b/`, true, ""},
@@ -321,6 +322,7 @@ func TestWholeTree(t *testing.T) {
 		n++
 	}
 	n += siblingRows(t)
+	n += fifthRows(t)
 	t.Logf("whole tree: %d commands", n)
 }
 
@@ -631,4 +633,93 @@ func TestParamOps(t *testing.T) {
 			t.Errorf("%s: output %q, want %q", c.cmd, got, c.want)
 		}
 	}
+}
+
+// fifthRows: the fifth report. A monorepo with an untracked store at
+// its top (git clean with a positive and an exclude pathspec), and a
+// workspace of sibling repositories whose store lies two levels below it
+// (loop variables reaching git -C and cd; find naming .matrixx).
+func fifthRows(t *testing.T) int {
+	mono, ws := t.TempDir(), t.TempDir()
+	for _, d := range []string{mono + "/.git", mono + "/.matrixx/tasks", mono + "/.matrixx/plans", mono + "/packages/app",
+		ws + "/api/.git", ws + "/api/.matrixx/tasks", ws + "/api/src", ws + "/web/.git", ws + "/web/src"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{mono + "/.matrixx/tasks/.legacy-migrated", mono + "/.matrixx/tasks/T-1.json",
+		mono + "/packages/app/main.go", ws + "/api/.matrixx/tasks/T-1.json", ws + "/api/src/a.go", ws + "/web/src/b.go"} {
+		if err := os.WriteFile(f, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	for _, c := range []struct {
+		cwd  string
+		cmd  string
+		deny bool
+		want string // in the reason
+	}{
+		// 1. a positive pathspec with an exclusion: git takes what some
+		// positive one matches and no exclusion does.
+		{mono, `git clean -fd -- . ':!.matrixx'`, false, ""},
+		{mono, `git clean -fdx -- . ':(exclude).matrixx'`, false, ""},
+		{mono, `git clean -fd -- . ':^.matrixx/tasks' ':^.matrixx/plans'`, false, ""},
+		{mono, `git clean -fd -- ':!.matrixx'`, false, ""},
+		{mono, `git stash push -u -- . ':!.matrixx'`, false, ""},
+		{mono, `git clean -fd -- . ':!.matrixx/plans'`, true, ".matrixx/tasks/"},
+		{mono, `git clean -fd -- ':!packages'`, true, ""},
+		{mono, `git clean -fd -- . ':!packages'`, true, ""},
+		{mono + "/packages", `git clean -fd -- :/ ':!.matrixx'`, true, ""},
+		{mono + "/packages", `git clean -fd -- ':/' ':/!.matrixx'`, false, ""},
+		{mono + "/packages", `git clean -fd -- ':(top)' ':(exclude,top).matrixx'`, false, ""},
+		{mono + "/packages", `git clean -fd -- .. ':!../.matrixx'`, false, ""},
+		{mono + "/packages", `git clean -fd -- ..`, true, ""},
+		{mono + "/packages", `git clean -fd -- . ':!app'`, false, ""},
+		// 2. git -C / cd with a word of several values.
+		{ws, `for d in */; do git -C "$d" clean -fdx; done`, true, ""},
+		{ws, `for d in $(ls); do (cd $d && git clean -fdx); done`, true, ""},
+		{ws, `for d in $(ls); do git -C $d clean -fdx; done`, true, ""},
+		{ws, `for d in */; do git -C $d stash -u; done`, true, ""},
+		{ws + "/web", `for d in ../*/; do git -C $d clean -fdx; done`, true, ""},
+		{ws, `git -C api clean -fdx`, true, ""},
+		{ws, `ls | while read d; do git -C $d clean -fdx; done`, true, ""},
+		{ws, `for d in */; do rm -rf $d; done`, true, ""},
+		{ws, `ls | xargs -I{} git -C {} clean -fdx`, true, ""},
+		{ws, `for d in api; do git -C $d clean -fdx; done`, true, ""},
+		{ws, `for d in */; do git -C "$d" clean -fdx -e .matrixx; done`, false, ""},
+		{ws, `for d in */; do git -C "$d" status; done`, false, ""},
+		{ws, `for d in w*/; do git -C "$d" clean -fdx; done`, false, ""},
+		{ws, `for d in */; do (cd $d && git pull); done`, false, ""},
+		// 3. find naming .matrixx feeding a writer.
+		{ws, `find . -name .matrixx | xargs rm -rf`, true, ""},
+		{ws, `find . -name .matrixx -prune -exec rm -rf {} +`, true, ""},
+		{ws, `find . -type d -name tasks -path '*/.matrixx/*' -exec rm -rf {} +`, true, ""},
+		{ws, `find . -name '.matrixx' -type d -delete`, false, ""}, // not empty: rmdir fails
+		{ws, `find . -path '*/.matrixx/*' -delete`, true, ""},
+		{ws, `find . -regex '.*/\.matrixx' -exec rm -rf {} \;`, true, ""},
+		{ws, `find . -path '*/.matrixx' -prune -exec rm -rf {} +`, true, ""},
+		{ws, `find . -name '.matrix*' -print0 | xargs -0 rm -rf`, true, ""},
+		{ws, `find . -name .matrixx -exec ls {} \;`, false, ""},
+		{ws, `find . -iname '.MATRIXX' | parallel rm -rf`, true, ""},
+		{ws, `find . -name .matrixx | xargs du -sh`, false, ""},
+		{ws, `find . -name .matrixx`, false, ""},
+		{ws, `find . -name .matrixx -prune -o -name '*.go' -exec rm {} +`, false, ""},
+		{ws, `find . -name node_modules -prune -exec rm -rf {} +`, false, ""},
+		// 4. chmod on files only.
+		{ws + "/api", `find . -type f -exec chmod 644 {} +`, false, ""},
+		{ws + "/api", `find . -type f -exec chmod u=rw,go=r {} +`, false, ""},
+		{ws + "/api", `find . -type f -exec chmod 444 {} +`, true, ""},
+		{ws + "/api", `find . -type d -exec chmod 644 {} +`, true, ""},
+		{ws + "/api", `find . -exec chmod 644 {} +`, true, ""},
+		// 5. the reason shows a clean path.
+		{mono + "/packages", `ls -A .. | xargs -I{} rm -rf ../{}`, true, mono + "/.matrixx"},
+	} {
+		d := check(Request{Tool: "Bash", Cwd: c.cwd, Command: c.cmd, Home: "/nonexistent-guard-test/home"})
+		if d.Deny != c.deny || !strings.Contains(d.Reason, c.want) || strings.Contains(d.Reason, "//") {
+			t.Errorf("in %s: %q: deny = %v, want %v (%s)", c.cwd, c.cmd, d.Deny, c.deny, d.Reason)
+		}
+		n++
+	}
+	return n
 }

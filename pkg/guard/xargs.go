@@ -53,6 +53,14 @@ loop:
 		argv := make([]string, len(cmd))
 		for k, a := range cmd {
 			argv[k] = strings.ReplaceAll(a, replace, v)
+			if i := strings.Index(a, replace); i > 0 && a[i-1] == '/' && isAbs(v) &&
+				cleanPath(joinPath(s.cwd, slashes(a[:i]))) == path.Dir(v) {
+				// An absolute path handed on for a printed name, joined
+				// with a prefix that leads to its directory (ls .. |
+				// xargs -I{} rm -rf ../{}): the path itself (the reason
+				// shows a clean path).
+				argv[k] = v + strings.ReplaceAll(a[i+len(replace):], replace, v)
+			}
 		}
 		s.call(argv, input{})
 	}
