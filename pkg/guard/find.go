@@ -433,7 +433,9 @@ func (x *findExpr) primary(args []string, pos *int, neg bool) int {
 			switch a {
 			case "-name", "-iname":
 				if shellMatch(n.arg, ".matrixx", a == "-iname") {
-					x.names = append(x.names, n.arg)
+					// The name it selects, not the pattern: find's * matches
+					// a leading dot (*matrix*), a path glob's does not.
+					x.names = append(x.names, ".matrixx")
 				}
 			case "-regex", "-iregex":
 				x.names = append(x.names, ".matrixx")

@@ -701,9 +701,10 @@ func chmodKeepsOwner(args []string, files bool) bool {
 		if strings.HasPrefix(a, "--reference") {
 			return false
 		}
-		// chmod -w FILE: a mode that looks like an option.
+		// chmod -w FILE, chmod -x,go-w FILE: a symbolic mode that looks
+		// like an option is the mode.
 		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], "rwxXstugoa=+-,01234567") {
-			return false
+			return strings.Trim(a, "rwxXstugoa=+-,") == "" && symbolicKeepsOwner(a, files)
 		}
 	}
 	ops := scan("chmod", args, nil)
@@ -719,6 +720,13 @@ func chmodKeepsOwner(args []string, files bool) bool {
 		}
 		return err == nil && v <= 0o7777 && len(mode) >= 3 && (v>>6)&need == need
 	}
+	return symbolicKeepsOwner(mode, files)
+}
+
+// symbolicKeepsOwner is chmodKeepsOwner for a symbolic mode (u+w,go-r,
+// -x): every clause leaves the owner read and write, and search unless
+// files.
+func symbolicKeepsOwner(mode string, files bool) bool {
 	for _, cl := range strings.Split(mode, ",") {
 		i := 0
 		for i < len(cl) && strings.IndexByte("ugoa", cl[i]) >= 0 {

@@ -694,6 +694,17 @@ func fifthRows(t *testing.T) int {
 		// 3. find naming .matrixx feeding a writer.
 		{ws, `find . -name .matrixx | xargs rm -rf`, true, ""},
 		{ws, `find . -name .matrixx -prune -exec rm -rf {} +`, true, ""},
+		// Patterns that match .matrixx without naming its dot (find's * matches a leading dot).
+		{ws, `find . -name '*matrix*' -exec rm -rf {} +`, true, ""},
+		{ws, `find . -name '*matrix*' | xargs rm -rf`, true, ""},
+		{ws, `find . -iname '*MATRIX*' -exec rm -rf {} +`, true, ""},
+		{ws, `find . -maxdepth 2 -name '*matrixx' -exec mv {} /tmp/ \;`, true, ""},
+		{ws, `find . -name '*matrix*.go' -exec rm -f {} +`, false, ""},
+		// A symbolic mode written like an option is still the mode.
+		{mono, `find . -type f -exec chmod -x {} +`, false, ""},
+		{mono, `find . -type f -exec chmod -x,go-w {} +`, false, ""},
+		{mono, `find . -type f -exec chmod -w {} +`, true, ""},
+		{mono, `chmod -R -x .`, true, ""},
 		{ws, `find . -type d -name tasks -path '*/.matrixx/*' -exec rm -rf {} +`, true, ""},
 		{ws, `find . -name '.matrixx' -type d -delete`, false, ""}, // not empty: rmdir fails
 		{ws, `find . -path '*/.matrixx/*' -delete`, true, ""},
