@@ -31,7 +31,7 @@ func (s *shell) find(args []string) {
 		i++
 	}
 	if i < len(args) && args[i] == "-D" {
-		i += 2
+		i = min(i+2, len(args)) // -D DEBUGOPTS; a bare -D is cut off
 	}
 	var starts []string
 	for ; i < len(args); i++ {
