@@ -97,6 +97,18 @@ func (s *shell) wrapper(name string, args []string, in input) {
 	case "doas":
 		opts(func(a string) bool { return a == "-u" || a == "-C" })
 	case "env":
+		// value is the value of option a: attached to --long=, else the
+		// next word (false when there is none).
+		value := func(a, long string) (string, bool) {
+			if v, ok := strings.CutPrefix(a, long+"="); ok {
+				return v, true
+			}
+			if i+1 >= len(args) {
+				return "", false
+			}
+			i++
+			return args[i], true
+		}
 		for ; i < len(args); i++ {
 			a := args[i]
 			switch {
@@ -106,13 +118,9 @@ func (s *shell) wrapper(name string, args []string, in input) {
 				i++
 				continue
 			case a == "-C" || a == "--chdir" || strings.HasPrefix(a, "--chdir="):
-				dir := strings.TrimPrefix(a, "--chdir=")
-				if dir == a {
-					if i+1 >= len(args) {
-						return
-					}
-					i++
-					dir = args[i]
+				dir, ok := value(a, "--chdir")
+				if !ok {
+					return
 				}
 				if c == s {
 					c = s.sub()
@@ -120,13 +128,9 @@ func (s *shell) wrapper(name string, args []string, in input) {
 				c.cwd = cleanPath(joinPath(c.cwd, slashes(dir)))
 				continue
 			case a == "-S" || a == "--split-string" || strings.HasPrefix(a, "--split-string="):
-				str := strings.TrimPrefix(a, "--split-string=")
-				if str == a {
-					if i+1 >= len(args) {
-						return
-					}
-					i++
-					str = args[i]
+				str, ok := value(a, "--split-string")
+				if !ok {
+					return
 				}
 				rest := append([]string{str}, args[i+1:]...)
 				c.script(strings.Join(rest, " "), nil)
