@@ -78,7 +78,52 @@ func (p *planCmd) run(a *app) error {
 		a.exit = a.failMismatch(me)
 		return nil
 	}
+	var le *plan.LinkError
+	if errors.As(err, &le) {
+		a.exit = a.failLinks(le)
+		return nil
+	}
 	return err
+}
+
+// linkAnswer is the plan_link_broken envelope: the flat envelope of D2 plus
+// the broken links, each with its candidate items.
+type linkAnswer struct {
+	Error   errcode.Code `json:"error"`
+	Message string       `json:"message"`
+	Links   []brokenLink `json:"links"`
+}
+
+type brokenLink struct {
+	Task         string          `json:"task"`
+	Subject      string          `json:"subject"`
+	PlanItem     int             `json:"planItem"`
+	PlanItemText string          `json:"planItemText"`
+	Reason       string          `json:"reason"`
+	Candidates   []candidateItem `json:"candidates"`
+}
+
+type candidateItem struct {
+	Item int    `json:"item"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+	Done bool   `json:"done"`
+}
+
+// failLinks prints a plan_link_broken answer and returns its exit status.
+func (a *app) failLinks(le *plan.LinkError) int {
+	e := errcode.As(le)
+	fmt.Fprintf(a.stderr, "%s: %s\n", a.name, validUTF8(e.Error()))
+	ans := linkAnswer{Error: e.Code, Message: validUTF8(e.Message), Links: []brokenLink{}}
+	for _, br := range le.Broken {
+		bl := brokenLink{Task: br.ID, Subject: validUTF8(br.Subject), PlanItem: br.Item, PlanItemText: validUTF8(br.Text), Reason: br.Reason, Candidates: []candidateItem{}}
+		for _, c := range br.Candidates {
+			bl.Candidates = append(bl.Candidates, candidateItem{Item: c.Number, Line: c.Line, Text: validUTF8(c.Text), Done: c.Done})
+		}
+		ans.Links = append(ans.Links, bl)
+	}
+	a.emit(ans)
+	return errcode.ExitStatus(e)
 }
 
 // mismatchAnswer is the anchor_mismatch envelope: the flat envelope of D2

@@ -1,6 +1,12 @@
 package cli
 
 import (
+	"strconv"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
@@ -51,17 +57,54 @@ func (c *planTasksCmd) run(a *app, p *planCmd) error {
 	if err != nil {
 		return err
 	}
-	m, notes, err := plan.ManifestOf(pl, links)
+	r, err := pl.Resolve(links)
 	if err != nil {
 		return err
 	}
-	for _, n := range notes {
+	if err := relink(a, e, c.Name, r.Moves); err != nil {
+		return err
+	}
+	m, notes := plan.ManifestOf(pl, r)
+	for _, n := range append(r.Notes(c.Name), notes...) {
 		a.warnf("%s", n)
 	}
 	for i := range m.Items {
 		m.Items[i].Subject = validUTF8(m.Items[i].Subject)
+		m.Items[i].Metadata.PlanItemText = validUTF8(m.Items[i].Metadata.PlanItemText)
 	}
 	a.emit(m)
+	return nil
+}
+
+// relink writes moves (plan.Resolution.Moves) to their tasks, each under
+// the task store's lock and only while the task's link is still the one
+// that was resolved (otherwise someone re-linked it meanwhile: it is left
+// as it is). A task deleted meanwhile is skipped. Each followed link is
+// named on stderr.
+func relink(a *app, e *env, name string, moves []plan.Move) error {
+	for _, m := range moves {
+		meta := task.Metadata{task.KeyPlanItem: jsontext.Value(strconv.Itoa(m.Item))}
+		text, err := json.Marshal(validUTF8(m.Text))
+		if err != nil {
+			return errcode.Wrap(errcode.InternalError, err, "encoding the item text")
+		}
+		meta[task.KeyPlanItemText] = text
+		was := m.Link
+		req := &task.UpdateRequest{ID: was.ID, Metadata: meta, If: func(t *task.Task) bool {
+			now, ok := plan.LinkOf(t, name)
+			return ok && now.Item == was.Item && now.HasText == was.HasText && (!was.HasText || now.Text == was.Text)
+		}}
+		_, changed, err := e.store.Update(req)
+		switch {
+		case errcode.Of(err) == errcode.TaskNotFound:
+			continue
+		case err != nil:
+			return err
+		}
+		if changed && m.Item != was.Item {
+			a.warnf("task %s follows its item %q of plan %s from number %d to %d", was.ID, validUTF8(m.Text), name, was.Item, m.Item)
+		}
+	}
 	return nil
 }
 
@@ -84,35 +127,79 @@ func planLinks(a *app, e *env, name string) (plan.Links, error) {
 
 type planCheckCmd struct {
 	Name    string `arg:"" help:"Plan name."`
-	Item    int    `arg:"" name:"N" help:"Number of the item as written (\"3. [ ] …\" is 3)."`
+	Item    *int   `arg:"" optional:"" name:"N" help:"Number of the item as the plan shows it now (\"3. [ ] …\" is 3); not with --task."`
+	Task    string `name:"task" placeholder:"ID" help:"Tick the item task ID was filed for (metadata planName, planItem, planItemText), followed by its text when its number changed; instead of N."`
 	Uncheck bool   `help:"Clear the checkbox instead."`
 }
 
 func (c *planCheckCmd) Help() string {
 	return `Sets "N. [ ]" to "N. [x]" (or back with --uncheck) under the plan lock; no anchor needed.
-Checking an item that already is checked changes nothing ("changed":false). To tick the item of a
-completed task: plan check "$(task-get T-… | jq -r .task.metadata.planName)" N, or plan sync NAME.
+Checking an item that already is checked changes nothing ("changed":false). N is the number the
+plan shows now. To tick the item of a task, use --task ID (or plan sync NAME): the task's
+metadata records the item's number and text when it was filed, and when the number no longer
+carries that text the item is found by its text (the task's link is updated), or the command
+refuses with plan_link_broken, naming the task and the candidate items; see docs/plans.md.
+
+  plan check auth 3
+  plan check auth --task T-…
 
 Answer: {"name","size","progress","item","done","changed","lines":[{"line","id","text"}]}
-Errors: invalid_edit (no item N), validation_error (two items numbered N), file_not_found,
-invalid_file_path, task_lock_unavailable.`
+Errors: invalid_edit (no item N), validation_error (two items numbered N; the task is not linked
+to this plan), plan_link_broken, task_not_found, file_not_found, invalid_file_path,
+task_lock_unavailable.`
 }
 
 func (c *planCheckCmd) run(a *app, p *planCmd) error {
 	if err := plan.CheckName(c.Name); err != nil {
 		return err
 	}
-	_, s, err := p.plans(a)
+	switch {
+	case c.Item == nil && c.Task == "":
+		return errcode.New(errcode.InvalidArguments, "give the item's number N or --task ID (see plan check --help)")
+	case c.Item != nil && c.Task != "":
+		return errcode.New(errcode.InvalidArguments, "give the item's number N or --task ID, not both")
+	}
+	e, s, err := p.plans(a)
 	if err != nil {
 		return err
 	}
-	res, err := s.Check(c.Name, c.Item, !c.Uncheck)
+	var res *plan.Checked
+	if c.Item != nil {
+		res, err = s.Check(c.Name, *c.Item, !c.Uncheck)
+	} else {
+		res, err = c.checkTask(a, e, s)
+	}
 	if err != nil {
 		return err
 	}
 	res.Lines = jsonLines(res.Lines)
 	a.emit(res)
 	return nil
+}
+
+// checkTask ticks the item of task c.Task, followed by its text.
+func (c *planCheckCmd) checkTask(a *app, e *env, s *plan.Store) (*plan.Checked, error) {
+	if err := task.CheckID(errcode.InvalidTaskID, "--task", c.Task); err != nil {
+		return nil, err
+	}
+	t, err := e.store.Get(c.Task)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, errcode.New(errcode.TaskNotFound, "no task %s in %s", c.Task, e.store.Dir)
+	}
+	if t.Status == task.Deleted {
+		return nil, errcode.New(errcode.ValidationError, "task %s is deleted; a deleted task stands for no plan item", c.Task)
+	}
+	if _, ok := plan.LinkOf(t, c.Name); !ok {
+		return nil, errcode.New(errcode.ValidationError, "task %s is not linked to plan %s (its metadata has no planName %q with a planItem number)", c.Task, c.Name, c.Name)
+	}
+	links, err := planLinks(a, e, c.Name)
+	if err != nil {
+		return nil, err
+	}
+	return s.CheckTask(c.Name, c.Task, links, !c.Uncheck, func(moves []plan.Move) error { return relink(a, e, c.Name, moves) })
 }
 
 type planSyncCmd struct {
@@ -124,9 +211,17 @@ func (c *planSyncCmd) Help() string {
 pending or in_progress one. Items are never unticked. Only the checkbox changes: other bytes of
 the file (invalid UTF-8 written by other means included) stay as they are.
 
+A task records its item's number and text (planItemText) when it is filed. When the number no
+longer carries that text (items inserted, deleted, reordered, renumbered), the item is found by
+its text and the task's link is updated; when the text is on several items, or gone while an
+open item could still be it, nothing is changed and the answer is plan_link_broken, naming each
+task and its candidate items, with the task-update command that re-links it. A task whose item
+is gone from the plan is ignored (named on stderr). See docs/plans.md.
+
 Answer: {"name","size","progress","checked":[N,…],"lines":[{"line","id","text"}]}
 Errors: file_not_found, invalid_file_path, validation_error (two items share a number),
-task_lock_unavailable.`
+plan_link_broken ({"error","message","links":[{"task","subject","planItem","planItemText",
+"reason","candidates":[{"item","line","text","done"}]}]}), task_lock_unavailable.`
 }
 
 func (c *planSyncCmd) run(a *app, p *planCmd) error {
@@ -141,9 +236,12 @@ func (c *planSyncCmd) run(a *app, p *planCmd) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.Sync(c.Name, links.Finished)
+	res, err := s.Sync(c.Name, links, func(moves []plan.Move) error { return relink(a, e, c.Name, moves) })
 	if err != nil {
 		return err
+	}
+	for _, n := range res.Notes {
+		a.warnf("%s", validUTF8(n))
 	}
 	res.Lines = jsonLines(res.Lines)
 	a.emit(res)

@@ -48,6 +48,10 @@ const (
 	AnchorMismatch Code = "anchor_mismatch"
 	// InvalidEdit: a plan edit is malformed or overlaps another edit (spec §9).
 	InvalidEdit Code = "invalid_edit"
+	// PlanLinkBroken: a task's plan item (metadata planItem) no longer carries
+	// the item's text (planItemText), and the text is on no item or on several
+	// (docs/plans.md P23).
+	PlanLinkBroken Code = "plan_link_broken"
 )
 
 // Error is a tool error with a stable code. Field names the offending input

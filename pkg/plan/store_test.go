@@ -237,13 +237,22 @@ func TestCheckAndSync(t *testing.T) {
 	_, err = s.Check("p", 0, true)
 	wantCode(t, err, errcode.InvalidEdit, "start at 1")
 
-	links := Links{1: {task.Completed}, 3: {task.Completed, task.Pending}}
-	sy, err := s.Sync("p", links.Finished)
+	links := Links{
+		{ID: "T-1", Status: task.Completed, Item: 1, Text: "a", HasText: true},
+		{ID: "T-3", Status: task.Completed, Item: 3, Text: "c", HasText: true},
+		{ID: "T-3b", Status: task.Pending, Item: 3, Text: "c"},
+	}
+	var moved []Move
+	sy, err := s.Sync("p", links, func(m []Move) error { moved = m; return nil })
 	if err != nil || len(sy.Checked) != 1 || sy.Checked[0] != 1 || sy.Progress != (Progress{2, 3}) {
 		t.Fatalf("sync = %+v, %v", sy, err)
 	}
 	if got := fileOf(t, s, "p"); got != "1. [x] a\n2. [x] b\n3. [ ] c\n- [ ] meta\n" {
 		t.Fatalf("file = %q", got)
+	}
+	// the task without a recorded text gets it
+	if len(moved) != 1 || moved[0].Link.ID != "T-3b" || moved[0].Item != 3 || moved[0].Text != "c" {
+		t.Fatalf("moves = %+v", moved)
 	}
 }
 
@@ -253,7 +262,7 @@ func TestLinksAndManifest(t *testing.T) {
 		for k, v := range md {
 			m[k] = jsontext.Value(v)
 		}
-		return &task.Task{Status: status, ProjectRoot: root, Metadata: m}
+		return &task.Task{Status: status, ProjectRoot: root, Metadata: m, Subject: map[string]string{"1": "a", `"3"`: "c", "4": "d"}[md["planItem"]]}
 	}
 	tasks := []*task.Task{
 		tk(task.Pending, "/r", map[string]string{"planName": `"auth"`, "planItem": `1`}),
@@ -267,19 +276,24 @@ func TestLinksAndManifest(t *testing.T) {
 	}
 	// a shared store: /other is another project (S24)
 	links := LinksOf(tasks, "auth", project.NewMatcher("/r", false).Same)
-	if len(links) != 3 || !links.Filed(1) || links.Filed(2) || !links.Filed(3) || links.Filed(4) || links.Finished(1) || !links.Finished(3) {
-		t.Fatalf("links = %v", links)
-	}
-	// the project's own store: every task is the project's, whatever its root
-	if own := LinksOf(tasks, "auth", project.NewMatcher("/r", true).Same); len(own) != 4 || !own.Filed(4) {
-		t.Fatalf("own-store links = %v", own)
-	}
 	content := "# Auth\n1. [ ] a\n2. [ ] b\n3. [ ] c\n4. [ ] d\n5. [x] e\n6. [ ]\n7. [ ] g\n- [ ] meta\n"
 	p := &Plan{Name: "auth", Text: hashline.Split(content)}
-	m, notes, err := ManifestOf(p, links)
+	if len(links) != 2 {
+		t.Fatalf("links = %v", links)
+	}
+	r, err := p.Resolve(links)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !r.Filed(1) || r.Filed(2) || !r.Filed(3) || r.Filed(4) || r.Finished(1) || !r.Finished(3) {
+		t.Fatalf("resolution = %+v", r)
+	}
+	// the project's own store: every task is the project's, whatever its root
+	own := LinksOf(tasks, "auth", project.NewMatcher("/r", true).Same)
+	if ro, err := p.Resolve(own); err != nil || len(own) != 3 || !ro.Filed(4) {
+		t.Fatalf("own-store links = %v, %v", own, err)
+	}
+	m, notes := ManifestOf(p, r)
 	var got []string
 	for _, it := range m.Items {
 		if it.Metadata.PlanName != "auth" {
@@ -293,8 +307,11 @@ func TestLinksAndManifest(t *testing.T) {
 	if len(notes) != 1 || !strings.Contains(notes[0], "item 6 (line 7) has no text") {
 		t.Errorf("notes = %v", notes)
 	}
+	if m.Items[0].Metadata.PlanItemText != "b" {
+		t.Errorf("planItemText = %q", m.Items[0].Metadata.PlanItemText)
+	}
 	p.Text = hashline.Split("1. [ ] a\n1. [ ] b\n")
-	_, _, err = ManifestOf(p, links)
+	_, err = p.Resolve(links)
 	wantCode(t, err, errcode.ValidationError, "numbers two items 1")
 }
 

@@ -9,11 +9,14 @@ import (
 )
 
 // Metadata keys that tie a task to a numbered plan item (DESIGN D18,
-// docs/plans.md P17): planName is the plan's name, planItem the item's
-// number as written.
+// docs/plans.md P17, P23): planName is the plan's name, planItem the item's
+// number as written, planItemText the item's text (what follows the
+// checkbox) when the task was filed, which lets the plan commands follow
+// an item whose number changed.
 const (
-	KeyPlanName = "planName"
-	KeyPlanItem = "planItem"
+	KeyPlanName     = "planName"
+	KeyPlanItem     = "planItem"
+	KeyPlanItemText = "planItemText"
 )
 
 // PlanItem returns metadata.planName (a JSON string) and metadata.planItem
@@ -26,6 +29,17 @@ func (m Metadata) PlanItem() (name string, item int, ok bool) {
 	}
 	item, ok = m.planItem()
 	return name, item, ok
+}
+
+// PlanItemText returns metadata.planItemText, the text of the plan item
+// the task was filed for (docs/plans.md P23); ok is false when it is
+// missing or not a JSON string (a task filed before texts were recorded).
+func (m Metadata) PlanItemText() (text string, ok bool) {
+	raw, found := m[KeyPlanItemText]
+	if !found || raw.Kind() != '"' || json.Unmarshal(raw, &text) != nil {
+		return "", false
+	}
+	return text, true
 }
 
 // planItem reads metadata.planItem as a positive integer.

@@ -232,6 +232,11 @@ type UpdateRequest struct {
 	BlockedBy   jsontext.Value `json:"blockedBy,omitzero"`
 	ThreadID    jsontext.Value `json:"threadID,omitzero"`
 	ProjectRoot jsontext.Value `json:"projectRoot,omitzero"`
+
+	// If, when set, is a precondition checked by Apply on the record as
+	// re-read under the lock: when it reports false Apply changes nothing
+	// (so the store writes nothing). Never part of the JSON input.
+	If func(*Task) bool `json:"-"`
 }
 
 // ParseUpdate decodes and validates task-update's input.
@@ -300,8 +305,12 @@ func (r *UpdateRequest) Validate() error {
 
 // Apply merges r into t (spec §6.4 step 4): scalars replace, dependency
 // additions append new ids in order, metadata merges with null deleting.
-// An empty owner, activeForm or priority removes the field.
+// An empty owner, activeForm or priority removes the field. When r.If is
+// set and reports false for t, nothing changes.
 func (r *UpdateRequest) Apply(t *Task) {
+	if r.If != nil && !r.If(t) {
+		return
+	}
 	if r.Subject != nil {
 		t.Subject = *r.Subject
 	}
