@@ -152,7 +152,8 @@ func (r *Resolution) Finished(n int) bool {
 //     when only links from one old number look for that text (the item
 //     was renumbered or moved);
 //  3. else, for a task filed before texts were recorded, the item
-//     numbered planItem (its current text is adopted);
+//     numbered planItem when no other link holds it (its current text is
+//     adopted);
 //  4. else the link is Broken when an item might be meant (several
 //     carriers of the text, or an open item at planItem that no other
 //     link holds), and Detached when none is.
@@ -217,8 +218,9 @@ func Resolve(items []Item, links Links) *Resolution {
 	for _, l := range unplaced {
 		it, ok := byNum[l.Item]
 		switch {
-		case ok && !l.HasText:
+		case ok && !l.HasText && !held[it.Number]:
 			hold(l, it)
+			held[it.Number] = true
 		case ok && !it.Done && !held[it.Number]:
 			r.Broken = append(r.Broken, Broken{Link: l, Reason: Gone, Candidates: []Item{it}})
 		default:
@@ -232,7 +234,7 @@ func Resolve(items []Item, links Links) *Resolution {
 func (r *Resolution) Notes(name string) []string {
 	var notes []string
 	for _, d := range r.Detached {
-		notes = append(notes, fmt.Sprintf("task %s (%q) is ignored: it was filed for item %d %q of plan %s, and no item of the plan reads so any more (delete the task, or re-link it with task-update %s --metadata '{\"planItem\":N,\"planItemText\":\"…\"}')",
+		notes = append(notes, fmt.Sprintf("task %s (%q) is ignored: it was filed for item %d %q of plan %s, which is no longer in the plan (no item reads so, other than items that other tasks stand for); delete the task, or re-link it with task-update %s --metadata '{\"planItem\":N,\"planItemText\":\"…\"}' if it stands for another item",
 			d.ID, d.Subject, d.Item, d.Text, name, d.ID))
 	}
 	return notes
