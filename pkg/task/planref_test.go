@@ -73,3 +73,42 @@ func TestPlanKey(t *testing.T) {
 		t.Errorf("key %q, want \"auth\"#3", k)
 	}
 }
+
+func TestPlanItemText(t *testing.T) {
+	tests := []struct {
+		doc  string
+		text string
+		ok   bool
+	}{
+		{`{"planName":"auth","planItem":3,"planItemText":"Deploy"}`, "Deploy", true},
+		{`{"planItemText":""}`, "", true},
+		{`{"planItemText":3}`, "", false},
+		{`{"planItemText":null}`, "", false},
+		{`{"planName":"auth","planItem":3}`, "", false},
+	}
+	for _, tt := range tests {
+		text, ok := metadata(t, tt.doc).PlanItemText()
+		if text != tt.text || ok != tt.ok {
+			t.Errorf("%s: PlanItemText() = %q, %v; want %q, %v", tt.doc, text, ok, tt.text, tt.ok)
+		}
+	}
+	// the text is not part of the dedup key: subject, planName and planItem pin the item
+	if a, b := metadata(t, `{"planName":"a","planItem":1,"planItemText":"x"}`).PlanKey(), metadata(t, `{"planName":"a","planItem":1}`).PlanKey(); a != b {
+		t.Errorf("PlanKey %q != %q", a, b)
+	}
+}
+
+func TestUpdateIf(t *testing.T) {
+	subject := "new"
+	tk := &Task{Subject: "old"}
+	r := &UpdateRequest{Subject: &subject, If: func(t *Task) bool { return t.Subject == "other" }}
+	r.Apply(tk)
+	if tk.Subject != "old" {
+		t.Fatalf("applied despite If: %q", tk.Subject)
+	}
+	r.If = func(t *Task) bool { return t.Subject == "old" }
+	r.Apply(tk)
+	if tk.Subject != "new" {
+		t.Fatalf("not applied: %q", tk.Subject)
+	}
+}
