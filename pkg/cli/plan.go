@@ -20,6 +20,7 @@ const planHelp = `Markdown plans in .matrixx/plans/<name>.md with hash-anchored 
   plan read auth                          lines as N#ID|content; --json, --format content
   echo '{"edits":[{"op":"replace","pos":"5#VRRM","lines":["1. [x] Login form"]}]}' | plan update auth
   plan check auth 1                       tick numbered item 1 (--uncheck to clear it)
+  plan check auth --task T-…              tick the item a task was filed for, found by its text
   plan tasks auth | task-create           one task per open numbered item, never twice
   plan sync auth                          tick the items whose task is completed
   plan list / plan delete auth
@@ -41,7 +42,7 @@ type planCmd struct {
 	Update planUpdateCmd `cmd:"" help:"Apply anchored line edits read as JSON on stdin."`
 	Delete planDeleteCmd `cmd:"" help:"Delete a plan."`
 	Tasks  planTasksCmd  `cmd:"" help:"Print the open numbered items without a task as a task-create batch."`
-	Check  planCheckCmd  `cmd:"" help:"Tick (or with --uncheck clear) the numbered item N."`
+	Check  planCheckCmd  `cmd:"" help:"Tick (or with --uncheck clear) the numbered item N, or the item of task --task ID."`
 	Sync   planSyncCmd   `cmd:"" help:"Tick every open item whose task is completed."`
 
 	ctx *kong.Context `kong:"-"`

@@ -19,16 +19,24 @@ type planTasksCmd struct {
 func (c *planTasksCmd) Help() string {
 	return `Prints the plan's open numbered items that have no task yet as a task-create batch:
 
-  {"items":[{"subject":"Login form","metadata":{"planName":"auth","planItem":1}}]}
+  {"items":[{"subject":"Login form","metadata":{"planName":"auth","planItem":1,"planItemText":"Login form"}}]}
 
 so "plan tasks auth | task-create" files one task per item. planItem is the item's number as
-written ("3. [ ] …" is item 3). An item counts as filed while any task of this project with the same
-planName and planItem exists and is not deleted, so running the pipeline again adds nothing;
-deleting an item's task files it again. Checked items are never filed. Every task in the project's
-own store (.matrixx/tasks) is this project's, also after the project was moved or reached through
-a symbolic link; in a shared store (tasks.scope global) tasks of other projects do not count.
+written ("3. [ ] …" is item 3), planItemText its text. An item counts as filed while a task of this
+project stands for it and is not deleted, so running the pipeline again adds nothing; deleting an
+item's task files it again. Checked items are never filed. Every task in the project's own store
+(.matrixx/tasks) is this project's, also after the project was moved or reached through a symbolic
+link; in a shared store (tasks.scope global) tasks of other projects do not count.
 Invalid UTF-8 in the plan file shows as U+FFFD in subjects; an item whose text holds NUL gives a
 subject task-create refuses (validation_error for that item).
+
+A task stands for the item numbered planItem while that item's text is planItemText. When items
+were inserted, deleted, reordered or renumbered, the task follows its text to the item's new number
+and its metadata is updated (named on stderr). When the text is on several items, or gone while an
+open item could still be the task's, nothing is printed but plan_link_broken, naming each task and
+its candidate items with the task-update command that re-links it: an item is never filed or
+skipped by its number alone. A task whose item is gone from the plan is ignored (named on stderr).
+Tasks filed without planItemText use their subject as the text. See docs/plans.md.
 
 With nothing left to file the answer is {"items":[]} (exit 0), which task-create answers as a no-op
 ({"tasks":[],"errors":[]}, exit 0), so the pipeline is safe in "set -e" scripts. task-create
@@ -38,7 +46,8 @@ each other or with other tasks, each get their own task.
 A completed task keeps its item filed; task-cleanup keeps it (keptPlanItems) until plan sync has
 ticked the item, so cleaning up never makes plan tasks file finished work again.
 
-Errors: invalid_file_path, file_not_found, validation_error (two items share a number).`
+Errors: invalid_file_path, file_not_found, validation_error (two items share a number),
+plan_link_broken, task_lock_unavailable (writing a followed link).`
 }
 
 func (c *planTasksCmd) run(a *app, p *planCmd) error {

@@ -25,10 +25,11 @@ is refused (validation_error).
 
 Age is the file's modification time. Completed tasks that are still needed are kept and listed:
 keptBlockers (an active task still waits for them: deleting them would block it forever) and
-keptPlanItems (their plan item, metadata planName/planItem, is still unticked in
-.matrixx/plans: run "plan sync NAME" first, or plan tasks would file the finished work again).
-A completed task whose plan is missing, whose planName is not a valid plan name, or whose
-planItem the plan does not have (or has ticked) is deleted as usual: nothing is left to tick.
+keptPlanItems (their plan item, metadata planName/planItem, found by its text planItemText when
+its number changed, is still unticked in .matrixx/plans: run "plan sync NAME" first, or plan
+tasks would file the finished work again). A completed task whose plan is missing, whose
+planName is not a valid plan name, or whose item the plan no longer has (or has ticked) is
+deleted as usual: nothing is left to tick.
 Corrupt files are reported, never deleted; temp files left by killed writers are swept.
 
 Answer: {"deleted":N,"remaining":N,"deletedIds":[…],"dryRun"?:true,"keptBlockers"?:[…],
