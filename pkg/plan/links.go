@@ -186,7 +186,9 @@ func Resolve(items []Item, links Links) *Resolution {
 	// 2: follow the text.
 	byText := map[string][]Item{}
 	for _, it := range items {
-		if !held[it.Number] {
+		// planItem starts at 1 (task.Metadata.PlanItem): an item numbered
+		// 0 cannot be linked, so no link follows to it.
+		if !held[it.Number] && it.Number >= 1 {
 			k := normText(it.Text)
 			byText[k] = append(byText[k], it)
 		}

@@ -75,6 +75,7 @@ func TestResolve(t *testing.T) {
 			Links{link("D1", 1, "Docs"), link("K", 2, "Code"), link("D3", 3, "Docs")}, "D1:ambiguous[2] K→1 D3:ambiguous[2]", "K:1:Code"},
 		{"same old link twice", "1. [ ] Lint\n2. [ ] Deploy\n",
 			Links{link("C1", 1, "Deploy"), link("C2", 1, "Deploy")}, "C1→2 C2→2", "C1:2:Deploy C2:2:Deploy"},
+		{"never to an item numbered 0", "0. [ ] Deploy\n1. [ ] Write code\n", Links{link("C", 3, "Deploy")}, "C:detached", ""},
 		{"number gone", base, Links{link("Z", 9, "Later")}, "Z:detached", ""},
 		{"legacy, subject at its number", base, Links{legacy("L", 2, "Run tests")}, "L→2", "L:2:Run tests"},
 		{"legacy, subject moved", "1. [ ] Lint\n2. [ ] Write code\n", Links{legacy("L", 1, "Write code")}, "L→2", "L:2:Write code"},
@@ -176,4 +177,71 @@ func TestCheckTask(t *testing.T) {
 	if got := fileOf(t, s, "p"); got != "1. [ ] new\n2. [ ] a\n3. [x] b\n" {
 		t.Errorf("file = %q", got)
 	}
+}
+
+// FuzzResolve checks Resolve's invariants on arbitrary plans and links:
+// every link is held, broken or detached, exactly once; a held link with a
+// recorded text is on an item carrying that text; a broken link's
+// candidates are open or carry its text; nothing panics.
+func FuzzResolve(f *testing.F) {
+	f.Add("1. [ ] a\n2. [ ] b\n3. [x] c\n", "1a 2b 3c")
+	f.Add("1. [ ] Lint\n2. [ ] a\n3. [ ] b\n", "1a 2b 2b 3!c")
+	f.Add("1. [ ] a\n2. [ ] b\n3. [ ] a\n", "2a 9z 1!q")
+	f.Fuzz(func(t *testing.T, plan, spec string) {
+		items := Items(hashline.Split(plan).Lines)
+		if Unique(items, "p") != nil {
+			return
+		}
+		var links Links
+		for i, w := range strings.Fields(spec) {
+			if len(w) < 2 || w[0] < '1' || w[0] > '9' {
+				continue
+			}
+			l := Link{ID: fmt.Sprintf("T-%d", i), Status: task.Pending, Item: int(w[0] - '0'), HasText: true, Text: w[1:]}
+			if w[1] == '!' {
+				l.HasText, l.Text, l.Subject = false, w[2:], w[2:]
+			}
+			links = append(links, l)
+		}
+		r := Resolve(items, links)
+		byNum := map[int]Item{}
+		for _, it := range items {
+			byNum[it.Number] = it
+		}
+		broken := map[string]Broken{}
+		for _, b := range r.Broken {
+			broken[b.ID] = b
+		}
+		detached := map[string]bool{}
+		for _, d := range r.Detached {
+			detached[d.ID] = true
+		}
+		for _, l := range links {
+			n := r.Item(l.ID)
+			_, isBroken := broken[l.ID]
+			states := 0
+			for _, b := range []bool{n != 0, isBroken, detached[l.ID]} {
+				if b {
+					states++
+				}
+			}
+			if states != 1 {
+				t.Fatalf("link %+v: held %d, broken %v, detached %v", l, n, isBroken, detached[l.ID])
+			}
+			if n != 0 && l.HasText && !SameText(byNum[n].Text, l.Text) {
+				t.Fatalf("link %+v held by item %+v with another text", l, byNum[n])
+			}
+			if n != 0 && !l.HasText && n != l.Item && !SameText(byNum[n].Text, l.Text) {
+				t.Fatalf("legacy link %+v moved to item %+v by no text", l, byNum[n])
+			}
+			for _, c := range broken[l.ID].Candidates {
+				if !SameText(c.Text, l.Text) && c.Done {
+					t.Fatalf("link %+v: ticked candidate %+v of another text", l, c)
+				}
+			}
+		}
+		if r.Err("p") == nil && len(r.Broken) > 0 {
+			t.Fatal("broken links but no error")
+		}
+	})
 }

@@ -49,6 +49,8 @@ func ManifestOf(p *Plan, r *Resolution) (*Manifest, []string) {
 		case it.Done || r.Filed(it.Number):
 		case it.Text == "":
 			notes = append(notes, fmt.Sprintf("%s has no text after its checkbox; left out (a task needs a subject)", it))
+		case it.Number < 1:
+			notes = append(notes, fmt.Sprintf("%s is numbered 0; left out (planItem numbers start at 1: renumber the items 1, 2, 3, …)", it))
 		default:
 			m.Items = append(m.Items, ManifestItem{Subject: it.Text, Metadata: ItemMetadata{PlanName: p.Name, PlanItem: it.Number, PlanItemText: it.Text}})
 		}
