@@ -201,6 +201,9 @@ func (c *planCheckCmd) checkTask(a *app, e *env, s *plan.Store) (*plan.Checked, 
 	if t.Status == task.Deleted {
 		return nil, errcode.New(errcode.ValidationError, "task %s is deleted; a deleted task stands for no plan item", c.Task)
 	}
+	if !e.store.Matcher().Same(t.ProjectRoot) {
+		return nil, errcode.New(errcode.ValidationError, "task %s belongs to another project (%s), not to this project's plan %s", c.Task, t.ProjectRoot, c.Name)
+	}
 	if _, ok := plan.LinkOf(t, c.Name); !ok {
 		return nil, errcode.New(errcode.ValidationError, "task %s is not linked to plan %s (its metadata has no planName %q with a planItem number)", c.Task, c.Name, c.Name)
 	}
