@@ -135,7 +135,13 @@ func (r *Request) LastUserText() string {
 type Reply struct {
 	Text  string
 	Tools []ToolCall
+	// Build, when set, makes the reply from the request instead (a step
+	// that needs an id the host sent back earlier).
+	Build func(req *Request) Reply
 }
+
+// Then is a step built from the request when it comes.
+func Then(build func(req *Request) Reply) Reply { return Reply{Build: build} }
 
 // ToolCall is one tool_use block of a reply: the tool's name and its
 // input, any JSON-marshalable value.
@@ -160,7 +166,7 @@ type Script func(req *Request) Reply
 
 // Steps answers the n-th main-loop request with the n-th reply and "Done."
 // once they run out. Requests without tools (the host's own side calls:
-// compaction summaries, titles) get Side's answer and do not advance.
+// compaction summaries, titles) get a summary text and do not advance.
 func Steps(replies ...Reply) Script {
 	var mu sync.Mutex
 	n := 0
@@ -174,6 +180,9 @@ func Steps(replies ...Reply) Script {
 			return Say("Done.")
 		}
 		n++
+		if r := replies[n-1]; r.Build != nil {
+			return r.Build(req)
+		}
 		return replies[n-1]
 	}
 }
