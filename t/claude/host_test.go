@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,12 +19,37 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Version is the Claude Code release the scenarios run (.ci/install-hosts
-// installs it; move it forward deliberately, after running the scenarios).
-const Version = "2.1.332"
-
 // installHint is the line a skipped scenario prints.
-const installHint = "the real Claude Code CLI is not installed: run `make hosts` (npm install of @anthropic-ai/claude-code@" + Version + " into .cache/hosts/claude), or set MATRIXX_CLAUDE to a claude binary"
+const installHint = "the real Claude Code CLI is not installed: run `make hosts-claude` (npm install of @anthropic-ai/claude-code at the version in t/claude/claude-code.version into .cache/hosts/claude; needs npm), or set MATRIXX_CLAUDE to a claude binary"
+
+var (
+	versionOnce sync.Once
+	versionErr  string
+)
+
+// checkVersion fails when the installed CLI is not the pinned release
+// (t/claude/claude-code.version).
+func checkVersion(t testing.TB, bin string) {
+	t.Helper()
+	versionOnce.Do(func() {
+		want, err := os.ReadFile(filepath.Join(repoRoot(t), "t", "claude", "claude-code.version"))
+		if err != nil {
+			versionErr = err.Error()
+			return
+		}
+		out, err := exec.Command(bin, "--version").Output()
+		if err != nil {
+			versionErr = fmt.Sprintf("%s --version: %v", bin, err)
+			return
+		}
+		if !strings.HasPrefix(string(out), strings.TrimSpace(string(want))+" ") {
+			versionErr = fmt.Sprintf("%s is %q, the scenarios pin %s: run `make hosts-claude`", bin, strings.TrimSpace(string(out)), strings.TrimSpace(string(want)))
+		}
+	})
+	if versionErr != "" {
+		t.Fatal(versionErr)
+	}
+}
 
 var (
 	buildOnce sync.Once
@@ -47,6 +73,7 @@ func claudeBinary(t testing.TB) string {
 	}
 	p := filepath.Join(repoRoot(t), ".cache", "hosts", "claude", "node_modules", ".bin", "claude")
 	if _, err := os.Stat(p); err == nil {
+		checkVersion(t, p)
 		return p
 	}
 	if os.Getenv("CI") == "true" {
