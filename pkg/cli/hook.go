@@ -17,10 +17,12 @@ Without a subcommand, read one hook event on stdin and route it on hook_event_na
   PreToolUse     task-edit-guard: deny raw writes to .matrixx/plans and .matrixx/tasks
                  and generic reads of .matrixx/plans (Bash, Write, Edit, MultiEdit,
                  NotebookEdit, Read, MCP file tools)
-  PostToolUse    task-notepad-writer: a notepad per created task, a stamp on completion
+  PostToolUse    task-notepad-writer: a notepad per created task (its path told to the
+                 agent), a stamp on completion
   Stop           task-continuation-enforcer: keep the agent working while tasks remain
   SubagentStop   the same, for a subagent's own in_progress tasks
   SessionStart   task-session-start: MATRIXX_SESSION_ID into $CLAUDE_ENV_FILE, a task summary
+                 (with no active task, a few lines on the task tools and their rules)
 
 The answer is at most one JSON object on stdout, and the exit status is 0 (never 2).
 

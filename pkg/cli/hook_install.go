@@ -188,7 +188,7 @@ func (c *installCmd) run(a *app) error {
 		}
 		fmt.Fprintf(a.stdout, "%s: installed in %s: %s run %s\n", a.name, where, strings.Join(events, ", "), command)
 		if c.Shared {
-			fmt.Fprintf(a.stdout, "%s: commit %s; everyone using it needs %s on PATH\n", a.name, path, hook.Binary)
+			fmt.Fprintf(a.stdout, "%s: commit %s with the skill and commands next to it (.claude/skills, .claude/commands); everyone using it needs %s on PATH\n", a.name, path, hook.Binary)
 		}
 	}
 	if res.HooksDisabled {
