@@ -1,7 +1,9 @@
 package claude
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -477,4 +479,50 @@ func TestStdinHang(t *testing.T) {
 	if strings.Count(r.ResultText(), "From a heredoc") < 2 {
 		t.Errorf("task-list's answer is missing: %q", r.ResultText())
 	}
+}
+
+// doctor runs `claude doctor` in the project (offline) and returns its
+// output.
+func (p *Project) doctor(t *testing.T) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.CLI, "doctor")
+	cmd.Dir = p.Root
+	cmd.Env = append(p.baseEnv(), "ANTHROPIC_BASE_URL="+p.Server.URL, "ANTHROPIC_API_KEY=sk-ant-test-scripted",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "IS_SANDBOX=1")
+	cmd.Stdin = strings.NewReader("")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("claude doctor: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// TestDoctor: the settings install writes, also over a file that had
+// comments and a hook of the user's, are valid for `claude doctor`; a
+// broken file is reported (so the check can fail).
+func TestDoctor(t *testing.T) {
+	t.Parallel()
+	p := newProject(t)
+	local := filepath.Join(p.Root, ".claude", "settings.local.json")
+	if err := os.WriteFile(local, []byte(`{
+  // mine
+  "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true", "timeout": 5}]}]},
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.Run(t, "matrixx-hook", "install", "-C", p.Root)
+	if out := p.doctor(t); strings.Contains(out, "Invalid settings") {
+		t.Errorf("claude doctor finds the installed settings invalid:\n%s", out)
+	}
+	if got := readFile(t, local); !strings.Contains(got, `"command": "true"`) || !strings.Contains(got, "matrixx-hook") {
+		t.Errorf("install lost an entry:\n%s", got)
+	}
+	shared := filepath.Join(p.Root, ".claude", "settings.json")
+	if err := os.WriteFile(shared, []byte(`{"hooks": {},}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	contains(t, "claude doctor on a file with a trailing comma", p.doctor(t), "Invalid settings", shared)
 }
