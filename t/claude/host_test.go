@@ -57,6 +57,15 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the binaries built for the scenarios.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
 // repoRoot is the repository's root (two levels above this package).
 func repoRoot(t testing.TB) string {
 	_, file, _, _ := runtime.Caller(0)
