@@ -152,8 +152,9 @@ func newProject(t *testing.T) *Project {
 			t.Fatal(err)
 		}
 	}
-	// Claude Code reads onboarding state from ~/.claude.json: a first run
-	// without it still works in -p mode.
+	// The home is empty (no ~/.claude.json): -p mode needs no first-run
+	// set-up. install writes .claude/settings.local.json, the skill and
+	// the commands.
 	p.Run(t, "matrixx-hook", "install", "-C", p.Root)
 	srv, err := NewModelServer()
 	if err != nil {
