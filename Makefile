@@ -31,7 +31,12 @@ install:
 clean:
 	rm -rf $(BIN)
 
-.PHONY: stress
+.PHONY: stress hosts-claude
+
+# The real Claude Code that the t/claude scenarios run (npm, pinned in
+# t/claude/claude-code.version, into the gitignored .cache/hosts/claude).
+hosts-claude:
+	.ci/hosts/claude.sh
 
 # Whole-process benchmarks against their baselines (docs/benchmarks.md).
 # BENCHFLAGS e.g. "-quick" or "-only list,create -runs 51".

@@ -17,10 +17,12 @@ Without a subcommand, read one hook event on stdin and route it on hook_event_na
   PreToolUse     task-edit-guard: deny raw writes to .matrixx/plans and .matrixx/tasks
                  and generic reads of .matrixx/plans (Bash, Write, Edit, MultiEdit,
                  NotebookEdit, Read, MCP file tools)
-  PostToolUse    task-notepad-writer: a notepad per created task, a stamp on completion
+  PostToolUse    task-notepad-writer: a notepad per created task (its path told to the
+                 agent), a stamp on completion
   Stop           task-continuation-enforcer: keep the agent working while tasks remain
   SubagentStop   the same, for a subagent's own in_progress tasks
   SessionStart   task-session-start: MATRIXX_SESSION_ID into $CLAUDE_ENV_FILE, a task summary
+                 (with no active task, a few lines on the task tools and their rules)
 
 The answer is at most one JSON object on stdout, and the exit status is 0 (never 2).
 
@@ -28,7 +30,7 @@ The answer is at most one JSON object on stdout, and the exit status is 0 (never
 
 -C DIR sets the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else the nearest ancestor of the event's cwd holding .matrixx/ or .git); every subcommand below takes it too.
 
-Set up Claude Code with "matrixx-hook install" (see "matrixx-hook install --help").
+Set up Claude Code with "matrixx-hook install" (see "matrixx-hook install --help"); for other hosts, add the output of "matrixx-hook snippet" to CLAUDE.md or AGENTS.md.
 
 Debug: MATRIXX_DEBUG=1 logs each decision on stderr; MATRIXX_HOOK_LOG=/path/file appends the same lines to a file (created mode 0600).`
 
@@ -46,8 +48,9 @@ type hookCmd struct {
 	Notepad      notepadCmd      `cmd:"" help:"Run task-notepad-writer on a PostToolUse event, or as a filter after task-create/task-update."`
 	Continue     continueCmd     `cmd:"" help:"Run task-continuation-enforcer on a Stop or SubagentStop event."`
 	SessionStart sessionStartCmd `cmd:"" name:"session-start" help:"Run task-session-start on a SessionStart event."`
-	Install      installCmd      `cmd:"" help:"Add the hooks to Claude Code's settings (.claude/settings.local.json by default)."`
-	Uninstall    uninstallCmd    `cmd:"" help:"Remove the hooks that install added."`
+	Install      installCmd      `cmd:"" help:"Add the hooks to Claude Code's settings (.claude/settings.local.json by default), with the matrixx-tasks skill and the /task-list, /task-ready and /cleanup-tasks commands."`
+	Uninstall    uninstallCmd    `cmd:"" help:"Remove the hooks, the skill and the slash commands that install added."`
+	Snippet      snippetCmd      `cmd:"" help:"Print the task rules as a CLAUDE.md / AGENTS.md section (for hosts without skills)."`
 
 	chosen command
 }
@@ -63,7 +66,7 @@ func MatrixxHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return r.Run(hook.Dispatch, stdin)
 	}
 	c := &hookCmd{}
-	for _, sub := range []interface{ setRoot(*hookCmd) }{&c.Dispatch, &c.Guard, &c.Notepad, &c.Continue, &c.SessionStart, &c.Install, &c.Uninstall} {
+	for _, sub := range []interface{ setRoot(*hookCmd) }{&c.Dispatch, &c.Guard, &c.Notepad, &c.Continue, &c.SessionStart, &c.Install, &c.Uninstall, &c.Snippet} {
 		sub.setRoot(c)
 	}
 	status := run("matrixx-hook", hookHelp, c, args, stdin, stdout, stderr)

@@ -188,13 +188,17 @@ func (c *installCmd) run(a *app) error {
 		}
 		fmt.Fprintf(a.stdout, "%s: installed in %s: %s run %s\n", a.name, where, strings.Join(events, ", "), command)
 		if c.Shared {
-			fmt.Fprintf(a.stdout, "%s: commit %s; everyone using it needs %s on PATH\n", a.name, path, hook.Binary)
+			fmt.Fprintf(a.stdout, "%s: commit %s with the skill and commands next to it (.claude/skills, .claude/commands); everyone using it needs %s on PATH\n", a.name, path, hook.Binary)
 		}
 	}
 	if res.HooksDisabled {
 		a.warnf("warning: %s sets \"disableAllHooks\": true: Claude Code runs no hooks while it is set", path)
 	}
-	return nil
+	wrote, err := installGuide(a, filepath.Dir(path))
+	for _, w := range wrote {
+		fmt.Fprintf(a.stdout, "%s: wrote %s\n", a.name, w)
+	}
+	return err
 }
 
 // checkOthers looks for our entries in the other settings files Claude
@@ -260,7 +264,11 @@ func (c *uninstallCmd) run(a *app) error {
 			return nil
 		}
 		fmt.Fprintf(a.stdout, "%s: nothing to remove: %s does not exist\n", a.name, path)
-		return nil
+		removed, err := uninstallGuide(filepath.Dir(path))
+		for _, r := range removed {
+			fmt.Fprintf(a.stdout, "%s: removed %s\n", a.name, r)
+		}
+		return err
 	}
 	res, err := hook.Uninstall(orig)
 	if err != nil {
@@ -295,6 +303,13 @@ func (c *uninstallCmd) run(a *app) error {
 			a.warnf("note: %s had comments (or trailing commas), which Claude Code does not accept in settings files (it ignores the whole file); the rewritten file is plain JSON without them", path)
 		}
 		fmt.Fprintf(a.stdout, "%s: removed its hooks from %s\n", a.name, path)
+	}
+	removed, err := uninstallGuide(filepath.Dir(path))
+	for _, r := range removed {
+		fmt.Fprintf(a.stdout, "%s: removed %s\n", a.name, r)
+	}
+	if err != nil {
+		return err
 	}
 	for _, o := range others {
 		data, _, err := readSettings(o.path)
