@@ -23,5 +23,6 @@ require (
 	github.com/itchyny/timefmt-go v0.1.9 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
 	github.com/mattn/go-runewidth v0.0.19 // indirect
-	golang.org/x/tools v0.38.0 // indirect
+	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
+	golang.org/x/tools v0.42.0 // indirect
 )

@@ -33,6 +33,9 @@ type app struct {
 	env    project.Env
 	pretty bool
 	exit   int
+	// inProcess is set when RunIn runs the binary inside another program
+	// (matrixx-mcp): nothing process-wide may be changed then.
+	inProcess bool
 }
 
 // command is a parsed kong model that can run.
@@ -114,6 +117,9 @@ func pseudoVersion(v string) bool {
 // an exit status (D2). It never panics and never calls os.Exit.
 func run(name, description string, cmd command, args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
 	a := &app{name: name, stdin: stdin, stdout: stdout, stderr: stderr, env: project.OS()}
+	if ip, ok := stdin.(*inProcess); ok {
+		a.stdin, a.env, a.inProcess = ip.Reader, ip.env, true
+	}
 	defer func() {
 		r := recover()
 		if r == nil {

@@ -50,7 +50,9 @@ func TaskList(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func (c *listCmd) run(a *app) error {
 	// A listing allocates once per record and exits: collect garbage
 	// rarely (about 10% less CPU at 10,000 tasks, docs/benchmarks.md).
-	debug.SetGCPercent(400)
+	if !a.inProcess {
+		debug.SetGCPercent(400)
+	}
 	a.pretty = c.Pretty
 	req := &task.ListRequest{Status: task.Status(c.Status), ParentID: c.Parent, Ready: c.Ready, All: c.All}
 	given := ""
