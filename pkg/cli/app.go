@@ -157,15 +157,19 @@ func run(name, description string, cmd command, args []string, stdin io.Reader, 
 	return a.exit
 }
 
+// ErrorAnswer is the flat error envelope every binary prints on stdout when
+// it fails (D2): {"error":"<code>","message":"…"}, code one of pkg/errcode.
+type ErrorAnswer struct {
+	Error   errcode.Code `json:"error"`
+	Message string       `json:"message"`
+}
+
 // fail prints err as the flat envelope of D2 on stdout and a human line on
 // stderr, and returns its exit status.
 func (a *app) fail(err error) int {
 	e := errcode.As(err)
 	fmt.Fprintf(a.stderr, "%s: %s\n", a.name, e.Error())
-	a.emit(struct {
-		Error   errcode.Code `json:"error"`
-		Message string       `json:"message"`
-	}{e.Code, e.Message})
+	a.emit(ErrorAnswer{e.Code, e.Message})
 	return errcode.ExitStatus(e)
 }
 

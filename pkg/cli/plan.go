@@ -81,6 +81,9 @@ func (p *planCmd) run(a *app) error {
 	return err
 }
 
+// MismatchAnswer is plan update's anchor_mismatch answer (see mismatchAnswer).
+type MismatchAnswer = mismatchAnswer
+
 // mismatchAnswer is the anchor_mismatch envelope: the flat envelope of D2
 // plus the structured mismatches, so an agent can retry without reading
 // again.
