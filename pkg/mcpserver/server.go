@@ -132,7 +132,11 @@ func (s *Server) handler(t Tool) mcp.ToolHandler {
 		}
 		argv = append(global, argv...)
 		env := s.opts.Env
-		if root := s.root(ctx, req.Session); root != "" {
+		root, ask := s.root(ctx, req)
+		if ask {
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}}, nil
+		}
+		if root != "" {
 			env.Getwd = func() (string, error) { return root, nil }
 		}
 		var stdout, stderr bytes.Buffer
@@ -180,31 +184,45 @@ func (s *Server) log(tool string, stderr []byte) {
 	}
 }
 
-// root returns the directory of the session's first file:// root, asked
-// once per session (again after notifications/roots/list_changed); "" when
-// the client has no roots (or -C is set: it wins).
-func (s *Server) root(ctx context.Context, ss *mcp.ServerSession) string {
+// root returns the directory of the session's first file:// root ("" when
+// the client has no roots, or -C is set: it wins), asked once per session
+// and again after notifications/roots/list_changed. ask is set when the
+// call must first ask the client: protocol 2026-07-28 and later ask by
+// answering the call with an input request for roots/list (the client
+// retries the call with the roots; SEP-2322), older ones by sending
+// roots/list (done here).
+func (s *Server) root(ctx context.Context, req *mcp.CallToolRequest) (dir string, ask bool) {
+	ss := req.Session
 	if s.opts.Dir != "" || ss == nil {
-		return ""
+		return "", false
 	}
 	s.rootsMu.Lock()
 	dir, ok := s.roots[ss]
 	s.rootsMu.Unlock()
 	if ok {
-		return dir
+		return dir, false
 	}
-	dir = s.askRoots(ctx, ss)
+	p := ss.InitializeParams()
+	if p == nil || p.Capabilities == nil || p.Capabilities.RootsV2 == nil {
+		return "", false
+	}
+	if p.ProtocolVersion >= "2026-07-28" {
+		res, ok := req.Params.InputResponses["roots"].(*mcp.ListRootsResult)
+		if !ok {
+			return "", true
+		}
+		dir = rootOf(res)
+	} else {
+		dir = s.askRoots(ctx, ss)
+	}
 	s.rootsMu.Lock()
 	s.roots[ss] = dir
 	s.rootsMu.Unlock()
-	return dir
+	return dir, false
 }
 
+// askRoots sends roots/list (protocols before 2026-07-28).
 func (s *Server) askRoots(ctx context.Context, ss *mcp.ServerSession) string {
-	p := ss.InitializeParams()
-	if p == nil || p.Capabilities == nil || p.Capabilities.RootsV2 == nil {
-		return ""
-	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	res, err := ss.ListRoots(ctx, nil)
@@ -212,6 +230,11 @@ func (s *Server) askRoots(ctx context.Context, ss *mcp.ServerSession) string {
 		s.log("roots", []byte(fmt.Sprintf("asking the client for its roots failed (%v): using the working directory", err)))
 		return ""
 	}
+	return rootOf(res)
+}
+
+// rootOf is the directory of the first file:// root that is a directory.
+func rootOf(res *mcp.ListRootsResult) string {
 	for _, r := range res.Roots {
 		if dir, ok := rootDir(r.URI); ok {
 			return dir

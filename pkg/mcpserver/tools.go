@@ -232,13 +232,15 @@ func Tools() []Tool {
 			}},
 		{Name: "plan_list", Title: "List plans", Main: cli.Plan, Plan: true, Input: inputOf[PlanListArgs](), ReadOnly: true, Idempotent: true,
 			Description: `List the plans with size and progress: {"plans":[{"name","size","progress":{"done","total"}}],"problems"?}.`,
-			Command: planArgs(func(*PlanListArgs) ([]string, []byte, error) { return []string{"list"}, []byte{}, nil })},
+			Command:     planArgs(func(*PlanListArgs) ([]string, []byte, error) { return []string{"list"}, []byte{}, nil })},
 		{Name: "plan_delete", Title: "Delete a plan", Main: cli.Plan, Plan: true, Input: inputOf[PlanNameArgs](), Destructive: true,
 			Description: `Delete a plan (its tasks are left alone): {"name","deleted":true}.`,
-			Command: planArgs(func(a *PlanNameArgs) ([]string, []byte, error) { return []string{"delete", "--", a.Name}, []byte{}, nil })},
+			Command: planArgs(func(a *PlanNameArgs) ([]string, []byte, error) {
+				return []string{"delete", "--", a.Name}, []byte{}, nil
+			})},
 		{Name: "plan_tasks", Title: "Plan items to file", Main: cli.Plan, Plan: true, Input: inputOf[PlanNameArgs](), ReadOnly: true, Idempotent: true,
 			Description: `The plan's open numbered items that have no task yet, as a task_create batch: {"items":[{"subject","metadata":{"planName","planItem"}}]}; pass it to task_create as it is. Never files an item twice.`,
-			Command: planArgs(func(a *PlanNameArgs) ([]string, []byte, error) { return []string{"tasks", "--", a.Name}, []byte{}, nil })},
+			Command:     planArgs(func(a *PlanNameArgs) ([]string, []byte, error) { return []string{"tasks", "--", a.Name}, []byte{}, nil })},
 		{Name: "plan_check", Title: "Tick a plan item", Main: cli.Plan, Plan: true, Input: inputOf[PlanCheckArgs](), Idempotent: true,
 			Description: `Tick numbered item N of a plan ("uncheck":true clears it); no anchor needed. Answer: {"name","size","progress","item","done","changed","lines"}.`,
 			Command: planArgs(func(a *PlanCheckArgs) ([]string, []byte, error) {
@@ -250,6 +252,6 @@ func Tools() []Tool {
 			})},
 		{Name: "plan_sync", Title: "Tick finished plan items", Main: cli.Plan, Plan: true, Input: inputOf[PlanNameArgs](), Idempotent: true,
 			Description: `Tick every open item of the plan whose task is completed: {"name","size","progress","checked":[N,…],"lines"}.`,
-			Command: planArgs(func(a *PlanNameArgs) ([]string, []byte, error) { return []string{"sync", "--", a.Name}, []byte{}, nil })},
+			Command:     planArgs(func(a *PlanNameArgs) ([]string, []byte, error) { return []string{"sync", "--", a.Name}, []byte{}, nil })},
 	}
 }
