@@ -29,7 +29,9 @@ count toward progress; "- [ ]" bullets are meta items. Every answer is one JSON 
 prints text unless --json); errors are {"error","message"} on stdout with exit 1, usage errors exit 2.
 Only create and update read stdin (whatever their flags); the other subcommands never do. The
 project root is resolved through symbolic links, so a project reached through a link is the same
-project. See README "Plans" and docs/plans.md.`
+project. See README "Plans" and docs/plans.md.
+
+JSON Schemas of the answers (and of plan update's stdin): docs/schemas/plan-<subcommand>.*.json.`
 
 // planCmd is the plan binary: global flags and the subcommands.
 type planCmd struct {

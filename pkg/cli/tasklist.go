@@ -24,7 +24,10 @@ Contradictory filters are refused (usage error for flags, validation_error on st
 Answer: {"tasks":[{"id","subject","status","owner"?,"blockedBy":[…unresolved…],"parentID"?}],
 "reminder":"…","problems"?:[{"file","error"}]}, sorted by id (creation order).
 blockedBy keeps only blockers that are not completed (missing and deleted ones stay).
-Files that cannot be read as tasks are listed in "problems" and on stderr; the listing goes on.`
+Files that cannot be read as tasks are listed in "problems" and on stderr; the listing goes on.
+
+JSON Schemas of the stdin document and the answer: docs/schemas/task-list.input.json and
+docs/schemas/task-list.output.json.`
 
 type listCmd struct {
 	globals

@@ -218,6 +218,7 @@ func Docs() []Doc {
 			Output: answer("plan sync's answer, or the error envelope.", mustFor[plan.Synced](false))},
 	}
 	for _, d := range docs {
+		describe(d.Input)
 		for _, s := range []*jsonschema.Schema{d.Input, d.Output} {
 			if s != nil {
 				s.Schema = Draft
@@ -243,4 +244,41 @@ func Find(name string) (Doc, bool) {
 		}
 	}
 	return Doc{}, false
+}
+
+// inputHelp describes the input keys (the same key means the same thing in
+// every document).
+var inputHelp = map[string]string{
+	"id":             "Task id, T-… .",
+	"subject":        "Imperative title, e.g. \"Build backend\" (required on create, never blank).",
+	"description":    "What to do and how to tell it is done.",
+	"activeForm":     "Present-continuous form shown while in progress, e.g. \"Building backend\".",
+	"blocks":         "Ids of tasks this task blocks.",
+	"blockedBy":      "Ids of tasks this task waits for.",
+	"owner":          "Owner (agent name); \"\" removes it on update.",
+	"repoURL":        "Repository URL (create only).",
+	"parentID":       "Parent task id: this is a subtask (create only; task-list: only subtasks of this parent).",
+	"addBlocks":      "Ids this task also blocks (appended; no removal).",
+	"addBlockedBy":   "Ids this task also waits for (appended; no removal).",
+	"ready":          "Only pending tasks with no unresolved blocker: runnable now.",
+	"all":            "task-list: every status, completed and deleted included. task-cleanup: every completed task (the default without olderThan).",
+	"olderThan":      "Only tasks idle (file unchanged) for longer than this: <n>d, <n>h or <n>m.",
+	"includeDeleted": "Also delete tasks with status deleted.",
+	"stale":          "Also delete pending/in_progress tasks idle past olderThan (else tasks.stale_after_hours).",
+	"dryRun":         "Report what would be done; change nothing.",
+}
+
+// describe sets the descriptions of an input schema's keys that have none.
+func describe(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	for name, p := range s.Properties {
+		if p.Description == "" {
+			p.Description = inputHelp[name]
+		}
+	}
+	for _, sub := range s.AnyOf {
+		describe(sub)
+	}
 }
