@@ -150,8 +150,13 @@ func TestSameDocuments(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, ".matrixx", "tasks", id+".json")); err != nil {
 		t.Fatalf("the task is not on disk: %v", err)
 	}
-	if text, _ := call(t, cs, "task_create", `{"items":[{"subject":"Write docs","blockedBy":["`+id+`"]},{"subject":" "}]}`); !strings.Contains(text, `"index":1`) {
-		t.Errorf("batch with a bad item: %s", text)
+	// A batch where some items fail (exit 3) created tasks: not an error.
+	if text, isErr := call(t, cs, "task_create", `{"items":[{"subject":"Write docs","blockedBy":["`+id+`"]},{"subject":" "}]}`); isErr || !strings.Contains(text, `"index":1`) {
+		t.Errorf("batch with a bad item: %s (isError %v)", text, isErr)
+	}
+	// Every item failing (exit 1) is.
+	if text, isErr := call(t, cs, "task_create", `{"items":[{"subject":""}]}`); !isErr || !strings.HasPrefix(text, `{"tasks":[],"errors":[{"index":0`) {
+		t.Errorf("batch of bad items: %s (isError %v)", text, isErr)
 	}
 	plan := "# Auth\n\n1. [ ] Login form\n2. [ ] Session tokens\n"
 	if text, isErr := call(t, cs, "plan_create", `{"name":"auth","content":`+quote(plan)+`}`); isErr {
