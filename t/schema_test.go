@@ -147,6 +147,13 @@ func outputDoc(binary string, args []string) (schema.Doc, bool) {
 		return schema.Doc{}, false
 	}
 	name := binary
+	if binary == "matrixx-hook" {
+		// Event modes only: install and uninstall print lines (--print a
+		// settings file), notepad as a filter passes its input on.
+		if pos := positional(args); len(pos) > 0 && pos[0] != "guard" && pos[0] != "continue" && pos[0] != "session-start" {
+			return schema.Doc{}, false
+		}
+	}
 	if binary == "plan" {
 		pos := positional(args)
 		if len(pos) == 0 {

@@ -21,7 +21,7 @@ func TestMain(m *testing.M) {
 		"task-update":  recorded("task-update", cli.TaskUpdate),
 		"task-cleanup": recorded("task-cleanup", cli.TaskCleanup),
 		"plan":         recorded("plan", cli.Plan),
-		"matrixx-hook": func() { os.Exit(cli.MatrixxHook(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"matrixx-hook": recorded("matrixx-hook", cli.MatrixxHook),
 		// jq for pipelines in scripts, so tests need no system jq.
 		"jq": func() { os.Exit(gojq.Run()) },
 	})

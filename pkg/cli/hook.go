@@ -32,7 +32,8 @@ Set up Claude Code with "matrixx-hook install" (see "matrixx-hook install --help
 
 Debug: MATRIXX_DEBUG=1 logs each decision on stderr; MATRIXX_HOOK_LOG=/path/file appends the same lines to a file (created mode 0600).
 
-The hook events are Claude Code's; JSON Schemas of the task binaries' documents: docs/schemas/.`
+JSON Schemas of the event read and the answer: docs/schemas/matrixx-hook.input.json and
+docs/schemas/matrixx-hook.output.json (every binary's documents: docs/schemas/).`
 
 // eventFlags are the flags of the subcommands that handle one event.
 type eventFlags struct {

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -50,5 +51,36 @@ func TestFilesUpToDate(t *testing.T) {
 	sort.Strings(stale)
 	if len(stale) > 0 {
 		t.Errorf("docs/schemas has files no Go type generates: %v", stale)
+	}
+}
+
+// TestHookEvents: the recorded Claude Code events of pkg/hook's tests are
+// hook events the matrixx-hook input schema accepts.
+func TestHookEvents(t *testing.T) {
+	d, _ := Find("matrixx-hook")
+	rs, err := d.Input.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "hook", "testdata", "claude-code", "*.json"))
+	if len(files) < 5 {
+		t.Fatalf("only %d events found", len(files))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if err := rs.Validate(v); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	// And one that is not an event is refused.
+	if rs.Validate(map[string]any{"hook_event_name": 7}) == nil {
+		t.Errorf("a numeric hook_event_name validates")
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hashline"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
@@ -94,6 +95,25 @@ func (l EditLines) MarshalJSON() ([]byte, error) {
 func (l *EditLines) UnmarshalJSON(b []byte) error {
 	*l = append((*l)[:0], b...)
 	return nil
+}
+
+// hookEvent is the part of a host's hook event matrixx-hook reads (hook.Event
+// is filled by a streaming decoder, so this is its shape in JSON). Hosts
+// add fields freely; a field of an unexpected type is ignored by the hook.
+type hookEvent struct {
+	HookEventName   string         `json:"hook_event_name,omitzero" jsonschema:"PreToolUse, PostToolUse, PostToolUseFailure, Stop, SubagentStop or SessionStart; other events get no answer."`
+	SessionID       string         `json:"session_id,omitzero"`
+	TranscriptPath  string         `json:"transcript_path,omitzero"`
+	Cwd             string         `json:"cwd,omitzero" jsonschema:"The host's working directory: the project is discovered from it."`
+	ToolName        string         `json:"tool_name,omitzero"`
+	ToolUseID       string         `json:"tool_use_id,omitzero"`
+	ToolInput       map[string]any `json:"tool_input,omitzero" jsonschema:"The tool's arguments: command (Bash), path fields, an MCP tool's arguments."`
+	ToolResponse    any            `json:"tool_response,omitzero" jsonschema:"PostToolUse: Bash's {stdout,…}, or an MCP tool's answer (a string or text blocks)."`
+	Source          string         `json:"source,omitzero" jsonschema:"SessionStart: startup, resume, clear, compact or fork."`
+	AgentID         string         `json:"agent_id,omitzero"`
+	AgentType       string         `json:"agent_type,omitzero"`
+	StopHookActive  bool           `json:"stop_hook_active,omitzero"`
+	BackgroundTasks []any          `json:"background_tasks,omitzero" jsonschema:"Stop: the host's background tasks; those still running hold the stop."`
 }
 
 // refused marks the Go fields that exist only to refuse a key with a
@@ -200,6 +220,9 @@ func Docs() []Doc {
 			Output: answer("task-update's answer, or the error envelope.", mustFor[updateAnswer](false))},
 		{Name: "task-cleanup", Command: "task-cleanup", Input: mustFor[task.CleanupRequest](true),
 			Output: answer("task-cleanup's answer, or the error envelope.", mustFor[store.CleanupResult](false))},
+		{Name: "matrixx-hook", Command: "matrixx-hook", Input: hookInput(),
+			Output: answer("matrixx-hook's answer: a PreToolUse denial, a Stop/SubagentStop block, added context (SessionStart), or the error envelope of a usage error; no output at all means no opinion.",
+				mustFor[hook.PreToolUseAnswer](false), mustFor[hook.StopAnswer](false), mustFor[hook.ContextAnswer](false))},
 		{Name: "plan-create", Command: "plan create",
 			Output: answer("plan create's answer, or the error envelope.", mustFor[plan.Created](false))},
 		{Name: "plan-read", Command: "plan read --json",
@@ -233,6 +256,15 @@ func Docs() []Doc {
 		}
 	}
 	return docs
+}
+
+// hookInput is the hook event's schema: hosts add fields, so any other key
+// is allowed.
+func hookInput() *jsonschema.Schema {
+	s := mustFor[hookEvent](true)
+	s.AdditionalProperties = nil
+	s.Description = "One host hook event (Claude Code's hook input)."
+	return s
 }
 
 // Find returns the documents of the file stem name ("task-list",
