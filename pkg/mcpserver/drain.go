@@ -96,6 +96,8 @@ func (d *drain) count(line []byte, dir int) {
 		switch {
 		case dir > 0 && hasID && f.Method != "":
 			d.pending++ // a call from the client
+		case dir > 0 && f.Method == "notifications/cancelled":
+			d.pending-- // a cancelled call may get no response
 		case dir < 0 && hasID && f.Method == "":
 			d.pending-- // our response
 		}
