@@ -20,13 +20,13 @@ const drainWait = 60 * time.Second
 // passed on only once every call has its response (or after drainWait).
 type drain struct {
 	mu      sync.Mutex
-	pending int
+	pending map[string]bool // ids of the calls not answered yet
 	done    *sync.Cond
 	in, out []byte // partial lines
 }
 
 func newDrain() *drain {
-	d := &drain{}
+	d := &drain{pending: map[string]bool{}}
 	d.done = sync.NewCond(&d.mu)
 	return d
 }
@@ -56,7 +56,7 @@ func (w drainWriter) Write(p []byte) (int, error) {
 	n, err := w.w.Write(p)
 	w.d.mu.Lock()
 	w.d.out = w.d.scan(append(w.d.out, p[:n]...), -1)
-	if w.d.pending <= 0 {
+	if len(w.d.pending) == 0 {
 		w.d.done.Broadcast()
 	}
 	w.d.mu.Unlock()
@@ -79,6 +79,9 @@ func (d *drain) scan(buf []byte, dir int) []byte {
 type frame struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+	Params struct {
+		RequestID json.RawMessage `json:"requestId"`
+	} `json:"params"`
 }
 
 func (d *drain) count(line []byte, dir int) {
@@ -95,11 +98,11 @@ func (d *drain) count(line []byte, dir int) {
 		hasID := len(f.ID) > 0 && string(f.ID) != "null"
 		switch {
 		case dir > 0 && hasID && f.Method != "":
-			d.pending++ // a call from the client
+			d.pending[string(f.ID)] = true // a call from the client
 		case dir > 0 && f.Method == "notifications/cancelled":
-			d.pending-- // a cancelled call may get no response
+			delete(d.pending, string(f.Params.RequestID)) // it may get no response
 		case dir < 0 && hasID && f.Method == "":
-			d.pending-- // our response
+			delete(d.pending, string(f.ID)) // our response
 		}
 	}
 }
@@ -114,7 +117,7 @@ func (d *drain) wait() {
 	})
 	defer timer.Stop()
 	d.mu.Lock()
-	for d.pending > 0 && time.Now().Before(deadline) {
+	for len(d.pending) > 0 && time.Now().Before(deadline) {
 		d.done.Wait()
 	}
 	d.mu.Unlock()
