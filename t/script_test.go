@@ -15,13 +15,13 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"task-create":  func() { os.Exit(cli.TaskCreate(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"task-get":     func() { os.Exit(cli.TaskGet(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"task-list":    func() { os.Exit(cli.TaskList(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"task-update":  func() { os.Exit(cli.TaskUpdate(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"task-cleanup": func() { os.Exit(cli.TaskCleanup(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"plan":         func() { os.Exit(cli.Plan(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"matrixx-hook": func() { os.Exit(cli.MatrixxHook(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"task-create":  recorded("task-create", cli.TaskCreate),
+		"task-get":     recorded("task-get", cli.TaskGet),
+		"task-list":    recorded("task-list", cli.TaskList),
+		"task-update":  recorded("task-update", cli.TaskUpdate),
+		"task-cleanup": recorded("task-cleanup", cli.TaskCleanup),
+		"plan":         recorded("plan", cli.Plan),
+		"matrixx-hook": recorded("matrixx-hook", cli.MatrixxHook),
 		// jq for pipelines in scripts, so tests need no system jq.
 		"jq": func() { os.Exit(gojq.Run()) },
 	})
@@ -51,5 +51,8 @@ func setup(env *testscript.Env) error {
 	env.Setenv("MATRIXX_LOCK_TIMEOUT_MS", "")
 	env.Setenv("MATRIXX_NO_FLOCK", "")
 	env.Setenv("MATRIXX_DEBUG", "")
+	if err := recordCalls(env); err != nil {
+		return err
+	}
 	return os.MkdirAll(work+"/home", 0o755)
 }

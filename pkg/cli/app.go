@@ -33,6 +33,9 @@ type app struct {
 	env    project.Env
 	pretty bool
 	exit   int
+	// inProcess is set when RunIn runs the binary inside another program
+	// (matrixx-mcp): nothing process-wide may be changed then.
+	inProcess bool
 }
 
 // command is a parsed kong model that can run.
@@ -114,6 +117,9 @@ func pseudoVersion(v string) bool {
 // an exit status (D2). It never panics and never calls os.Exit.
 func run(name, description string, cmd command, args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
 	a := &app{name: name, stdin: stdin, stdout: stdout, stderr: stderr, env: project.OS()}
+	if ip, ok := stdin.(*inProcess); ok {
+		a.stdin, a.env, a.inProcess = ip.Reader, ip.env, true
+	}
 	defer func() {
 		r := recover()
 		if r == nil {
@@ -151,15 +157,19 @@ func run(name, description string, cmd command, args []string, stdin io.Reader, 
 	return a.exit
 }
 
+// ErrorAnswer is the flat error envelope every binary prints on stdout when
+// it fails (D2): {"error":"<code>","message":"…"}, code one of pkg/errcode.
+type ErrorAnswer struct {
+	Error   errcode.Code `json:"error"`
+	Message string       `json:"message"`
+}
+
 // fail prints err as the flat envelope of D2 on stdout and a human line on
 // stderr, and returns its exit status.
 func (a *app) fail(err error) int {
 	e := errcode.As(err)
 	fmt.Fprintf(a.stderr, "%s: %s\n", a.name, e.Error())
-	a.emit(struct {
-		Error   errcode.Code `json:"error"`
-		Message string       `json:"message"`
-	}{e.Code, e.Message})
+	a.emit(ErrorAnswer{e.Code, e.Message})
 	return errcode.ExitStatus(e)
 }
 

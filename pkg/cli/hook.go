@@ -32,7 +32,10 @@ The answer is at most one JSON object on stdout, and the exit status is 0 (never
 
 Set up Claude Code with "matrixx-hook install" (see "matrixx-hook install --help"); for other hosts, add the output of "matrixx-hook snippet" to CLAUDE.md or AGENTS.md.
 
-Debug: MATRIXX_DEBUG=1 logs each decision on stderr; MATRIXX_HOOK_LOG=/path/file appends the same lines to a file (created mode 0600).`
+Debug: MATRIXX_DEBUG=1 logs each decision on stderr; MATRIXX_HOOK_LOG=/path/file appends the same lines to a file (created mode 0600).
+
+JSON Schemas of the event read and the answer: docs/schemas/matrixx-hook.input.json and
+docs/schemas/matrixx-hook.output.json (every binary's documents: docs/schemas/).`
 
 // eventFlags are the flags of the subcommands that handle one event.
 type eventFlags struct {

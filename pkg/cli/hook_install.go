@@ -26,6 +26,7 @@ type settingsFlags struct {
 type installCmd struct {
 	sub
 	settingsFlags
+	mcpFlags
 	Command string `placeholder:"CMD" help:"The command the hooks run (default: this binary's absolute path; \"matrixx-hook\" with --shared)."`
 	Force   bool   `help:"Install even when another settings file of this project (or your user settings) already runs matrixx-hook with another command, so every hook would run twice."`
 }
@@ -162,6 +163,12 @@ func (c *installCmd) run(a *app) error {
 	if err != nil {
 		return errcode.New(errcode.ValidationError, "%s: %v; fix the file and run install again (nothing was written)", path, err)
 	}
+	if err := c.installMCPSettings(&res, path); err != nil {
+		return err
+	}
+	if err := c.checkMCPJSON(a); err != nil {
+		return err
+	}
 	if c.Print {
 		_, _ = a.stdout.Write(res.Data)
 		return nil
@@ -198,7 +205,10 @@ func (c *installCmd) run(a *app) error {
 	for _, w := range wrote {
 		fmt.Fprintf(a.stdout, "%s: wrote %s\n", a.name, w)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return c.installMCPJSON(a)
 }
 
 // checkOthers looks for our entries in the other settings files Claude
@@ -243,7 +253,9 @@ func (c *installCmd) checkOthers(a *app, others []settingsFile, command string, 
 	return nil
 }
 
-func (c *uninstallCmd) run(a *app) error {
+// runSettings removes the hooks from the settings file (run: and then the
+// MCP server of install --mcp).
+func (c *uninstallCmd) runSettings(a *app) error {
 	target, others, err := c.files(a)
 	if err != nil {
 		return err
@@ -273,6 +285,9 @@ func (c *uninstallCmd) run(a *app) error {
 	res, err := hook.Uninstall(orig)
 	if err != nil {
 		return errcode.New(errcode.ValidationError, "%s: %v; nothing was changed", path, err)
+	}
+	if err := c.uninstallMCPSettings(a, &res); err != nil {
+		return err
 	}
 	removes := res.Changed && res.Empty && file == path
 	if c.Print {

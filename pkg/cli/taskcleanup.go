@@ -34,7 +34,10 @@ Corrupt files are reported, never deleted; temp files left by killed writers are
 
 Answer: {"deleted":N,"remaining":N,"deletedIds":[…],"dryRun"?:true,"keptBlockers"?:[…],
 "keptPlanItems"?:[…],"sweptTemps"?:[…],"problems"?:[{"file","error"}]}
-Errors: validation_error, task_lock_unavailable, internal_error (exit 1); usage errors exit 2.`
+Errors: validation_error, task_lock_unavailable, internal_error (exit 1); usage errors exit 2.
+
+JSON Schemas of the stdin document and the answer: docs/schemas/task-cleanup.input.json and
+docs/schemas/task-cleanup.output.json.`
 
 type cleanupCmd struct {
 	globals

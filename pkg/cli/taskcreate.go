@@ -31,7 +31,10 @@ metadata planName and planItem must be equal too (both absent counts as equal), 
 items with the same text each get their task.
 
 Answer: {"tasks":[{"id","subject"[,"deduplicated":true]}],"errors":[{"index","error","message"}]}
-Exit: 0 all created, 3 some items failed, 1 all failed or a tool error, 2 usage error.`
+Exit: 0 all created, 3 some items failed, 1 all failed or a tool error, 2 usage error.
+
+JSON Schemas of the stdin document and the answer: docs/schemas/task-create.input.json and
+docs/schemas/task-create.output.json.`
 
 type createCmd struct {
 	globals

@@ -16,7 +16,10 @@ const getHelp = `Print one task (spec §6.2).
 ` + stdinRule + `
 
 Answer: {"task":{…full record…}}, or {"task":null} when no such task exists (exit 0).
-Errors: invalid_task_id (exit 1), task_corrupt when the file exists but is not a valid record.`
+Errors: invalid_task_id (exit 1), task_corrupt when the file exists but is not a valid record.
+
+JSON Schemas of the stdin document and the answer: docs/schemas/task-get.input.json and
+docs/schemas/task-get.output.json.`
 
 type getCmd struct {
 	globals

@@ -24,7 +24,10 @@ Contradictory filters are refused (usage error for flags, validation_error on st
 Answer: {"tasks":[{"id","subject","status","owner"?,"blockedBy":[…unresolved…],"parentID"?}],
 "reminder":"…","problems"?:[{"file","error"}]}, sorted by id (creation order).
 blockedBy keeps only blockers that are not completed (missing and deleted ones stay).
-Files that cannot be read as tasks are listed in "problems" and on stderr; the listing goes on.`
+Files that cannot be read as tasks are listed in "problems" and on stderr; the listing goes on.
+
+JSON Schemas of the stdin document and the answer: docs/schemas/task-list.input.json and
+docs/schemas/task-list.output.json.`
 
 type listCmd struct {
 	globals
@@ -50,7 +53,9 @@ func TaskList(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func (c *listCmd) run(a *app) error {
 	// A listing allocates once per record and exits: collect garbage
 	// rarely (about 10% less CPU at 10,000 tasks, docs/benchmarks.md).
-	debug.SetGCPercent(400)
+	if !a.inProcess {
+		debug.SetGCPercent(400)
+	}
 	a.pretty = c.Pretty
 	req := &task.ListRequest{Status: task.Status(c.Status), ParentID: c.Parent, Ready: c.Ready, All: c.All}
 	given := ""

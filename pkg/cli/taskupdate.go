@@ -26,7 +26,10 @@ neither progress for the Stop hook nor a heartbeat against staleness (a note say
 
 Answer: {"task":{…full record…}}
 Errors: invalid_task_id, task_not_found, task_corrupt, validation_error, dependency_cycle,
-task_lock_unavailable, internal_error (exit 1); usage errors exit 2.`
+task_lock_unavailable, internal_error (exit 1); usage errors exit 2.
+
+JSON Schemas of the stdin document and the answer: docs/schemas/task-update.input.json and
+docs/schemas/task-update.output.json.`
 
 type updateCmd struct {
 	globals
