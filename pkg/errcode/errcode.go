@@ -48,6 +48,17 @@ const (
 	AnchorMismatch Code = "anchor_mismatch"
 	// InvalidEdit: a plan edit is malformed or overlaps another edit (spec §9).
 	InvalidEdit Code = "invalid_edit"
+	// ClaimConflict: task-claim on a task someone else holds under a live
+	// claim; the message names the holder and the expiry (docs/claims.md).
+	ClaimConflict Code = "claim_conflict"
+	// TaskBlocked: task-claim on a pending task with unresolved blockers;
+	// the message lists them.
+	TaskBlocked Code = "task_blocked"
+	// TaskNotClaimable: task-claim on a completed or deleted task.
+	TaskNotClaimable Code = "task_not_claimable"
+	// PreconditionFailed: task-update's expect no longer matches the task;
+	// the message gives the current values.
+	PreconditionFailed Code = "precondition_failed"
 )
 
 // Error is a tool error with a stable code. Field names the offending input
