@@ -20,6 +20,8 @@ func TestMain(m *testing.M) {
 		"task-list":    func() { os.Exit(cli.TaskList(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"task-update":  func() { os.Exit(cli.TaskUpdate(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"task-cleanup": func() { os.Exit(cli.TaskCleanup(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"task-claim":   func() { os.Exit(cli.TaskClaim(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"task-doctor":  func() { os.Exit(cli.TaskDoctor(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"plan":         func() { os.Exit(cli.Plan(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"matrixx-hook": func() { os.Exit(cli.MatrixxHook(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		// jq for pipelines in scripts, so tests need no system jq.
