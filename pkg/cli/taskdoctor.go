@@ -86,4 +86,3 @@ func (c *doctorCmd) run(a *app) error {
 	}
 	return nil
 }
-
