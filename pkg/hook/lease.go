@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"os"
 	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
@@ -41,6 +42,9 @@ func (r *Runner) renewLeases(ev *Event) {
 	if p == nil {
 		r.log.Printf("lease", "no renewal: %v", err)
 		return
+	}
+	if _, err := os.Stat(p.store.Dir); err != nil {
+		return // no store, no claims: and nothing is created in the project
 	}
 	p.store.Lock.Timeout = renewLockTimeout
 	renewed, next, err := p.store.RenewClaims(ev.SessionID)
