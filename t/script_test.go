@@ -20,6 +20,8 @@ func TestMain(m *testing.M) {
 		"task-list":    recorded("task-list", cli.TaskList),
 		"task-update":  recorded("task-update", cli.TaskUpdate),
 		"task-cleanup": recorded("task-cleanup", cli.TaskCleanup),
+		"task-claim":   recorded("task-claim", cli.TaskClaim),
+		"task-doctor":  recorded("task-doctor", cli.TaskDoctor),
 		"plan":         recorded("plan", cli.Plan),
 		"matrixx-hook": recorded("matrixx-hook", cli.MatrixxHook),
 		// jq for pipelines in scripts, so tests need no system jq.

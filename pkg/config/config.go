@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -54,6 +55,9 @@ type Tasks struct {
 	SessionScoped bool `json:"session_scoped"`
 	// PollTimeoutMs: poll budget in ms (min 60000).
 	PollTimeoutMs float64 `json:"pollTimeoutMs"`
+	// ClaimLease: the lease of a claim when task-claim gets no --lease, in
+	// Go duration syntax ("15m"); 1s to 720h (docs/claims.md).
+	ClaimLease string `json:"claim_lease"`
 	// ClaudeCodeCompat is a reserved no-op flag.
 	ClaudeCodeCompat bool `json:"claude_code_compat,omitzero"`
 }
@@ -77,6 +81,7 @@ func Defaults() Tasks {
 		BackgroundStaleAfterHours: 2,
 		SessionScoped:             true,
 		PollTimeoutMs:             600000,
+		ClaimLease:                "15m",
 	}
 }
 
@@ -151,6 +156,21 @@ func keys() []key {
 		{"background_stale_after_hours", false, num(0.25, " hours", func(t *Tasks, n float64) { t.BackgroundStaleAfterHours = n })},
 		{"session_scoped", true, boolean(func(t *Tasks, b bool) { t.SessionScoped = b })},
 		{"pollTimeoutMs", false, num(60000, " ms", func(t *Tasks, n float64) { t.PollTimeoutMs = n })},
+		{"claim_lease", false, func(t *Tasks, v jsontext.Value) error {
+			var s string
+			if err := decode(v, &s, "a string"); err != nil {
+				return err
+			}
+			d, err := time.ParseDuration(strings.TrimSpace(s))
+			if err != nil {
+				return fmt.Errorf("%q is not a duration such as \"90s\", \"15m\" or \"2h\"", s)
+			}
+			if d < time.Second || d > 720*time.Hour {
+				return fmt.Errorf("%w: %q is not between 1s and 720h", errRange, s)
+			}
+			t.ClaimLease = strings.TrimSpace(s)
+			return nil
+		}},
 		{"claude_code_compat", true, boolean(func(t *Tasks, b bool) { t.ClaudeCodeCompat = b })},
 	}
 }

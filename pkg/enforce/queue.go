@@ -5,7 +5,10 @@
 //
 // Scope. With tasks.session_scoped (the default) only tasks whose threadID
 // is the event's session_id count; tasks without a threadID or with
-// "no-session" never do. With session_scoped false every task of the store
+// "no-session" never do. A live claim (metadata.claim of an in_progress
+// task whose lease has not ended, docs/claims.md) that names a session
+// overrides the threadID: the task holds the claiming session, not its
+// creator. With session_scoped false every task of the store
 // counts. Subtasks whose parent is completed or deleted are resolved and
 // leave the queue.
 //
@@ -17,8 +20,8 @@
 // the agent stop.
 //
 // SubagentStop: subagents share the parent's session_id, so a subagent is
-// held only by in_progress tasks it owns: owner equal to the event's
-// agent_id or agent_type.
+// held only by in_progress tasks it owns: owner (or its live claim's
+// owner) equal to the event's agent_id or agent_type.
 package enforce
 
 import (
@@ -166,14 +169,20 @@ func group(it Item) int {
 }
 
 // inScope applies the session filter (and, for a subagent, ownership).
+// A live claim that names a session overrides the threadID (claims.go).
 func (in Input) inScope(t *task.Task) bool {
 	if in.SessionScoped {
-		if t.ThreadID == "" || t.ThreadID == project.NoSession || t.ThreadID != in.Session {
+		if ok, decided := in.claimScope(t); decided {
+			if !ok {
+				return false
+			}
+		} else if t.ThreadID == "" || t.ThreadID == project.NoSession || t.ThreadID != in.Session {
 			return false
 		}
 	}
 	if in.Subagent {
-		return t.Owner != "" && (t.Owner == in.AgentID || t.Owner == in.AgentType)
+		owner := func(o string) bool { return o != "" && (o == in.AgentID || o == in.AgentType) }
+		return owner(t.Owner) || owner(in.claimOwner(t))
 	}
 	return true
 }

@@ -8,6 +8,7 @@
 //
 //	PreToolUse, any tool with a command or a path field → task-edit-guard (pkg/guard)
 //	PostToolUse, Bash running task-create/task-update, or mcp__*__task_create/task_update → task-notepad-writer (pkg/notepad)
+//	PostToolUse, any tool → renewal of the session's claim leases when due (lease.go)
 //	Stop, SubagentStop → task-continuation-enforcer (pkg/enforce)
 //	SessionStart → task-session-start
 //	anything else → no output

@@ -67,6 +67,13 @@ func (tx *txn) createOne(it *task.CreateItem) (*Created, error) {
 	if err != nil {
 		return nil, errcode.Wrap(errcode.InternalError, err, "")
 	}
+	if err := tx.checkParent(it.ParentID); err != nil {
+		return nil, err
+	}
+	mirrors, err := tx.mirrorsFor(id, it.BlockedBy, it.Blocks, "blockedBy", "blocks")
+	if err != nil {
+		return nil, err
+	}
 	if len(it.BlockedBy) > 0 && len(it.Blocks) > 0 {
 		// Only a task that is both blocked and blocking can close a cycle:
 		// nothing existing refers to a fresh id.
@@ -91,6 +98,9 @@ func (tx *txn) createOne(it *task.CreateItem) (*Created, error) {
 		ProjectRoot: s.Root,
 	}
 	if err := tx.write(t); err != nil {
+		return nil, err
+	}
+	if err := tx.writeMirrors(mirrors); err != nil {
 		return nil, err
 	}
 	return &Created{ID: t.ID, Subject: t.Subject}, nil

@@ -1,6 +1,9 @@
 package store
 
 import (
+	"time"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -25,11 +28,19 @@ func (s *Store) List(req *task.ListRequest) (*ListResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Summarize(snap, req), nil
+	return SummarizeAt(snap, req, s.now()), nil
 }
 
-// Summarize applies task-list's filters to a snapshot.
+// Summarize applies task-list's filters to a snapshot, marking expired
+// claims as of now.
 func Summarize(snap *Snapshot, req *task.ListRequest) *ListResult {
+	return SummarizeAt(snap, req, time.Now())
+}
+
+// SummarizeAt is Summarize with the clock given: an in_progress task whose
+// claim's lease ended at or before now gets claimExpired:true
+// (docs/claims.md).
+func SummarizeAt(snap *Snapshot, req *task.ListRequest, now time.Time) *ListResult {
 	status := make(map[string]task.Status, len(snap.Entries))
 	for _, e := range snap.Entries {
 		status[e.Task.ID] = e.Task.Status
@@ -55,10 +66,21 @@ func Summarize(snap *Snapshot, req *task.ListRequest) *ListResult {
 		if req.Ready && (t.Status != task.Pending || len(unresolved) > 0) {
 			continue
 		}
-		res.Tasks = append(res.Tasks, task.Summary{
-			ID: t.ID, Subject: t.Subject, Status: t.Status, Owner: t.Owner,
-			BlockedBy: unresolved, ParentID: t.ParentID,
-		})
+		res.Tasks = append(res.Tasks, summaryOf(t, unresolved, now))
 	}
 	return res
+}
+
+// summaryOf is t's task-list entry.
+func summaryOf(t *task.Task, unresolved []string, now time.Time) task.Summary {
+	sum := task.Summary{
+		ID: t.ID, Subject: t.Subject, Status: t.Status, Owner: t.Owner,
+		BlockedBy: unresolved, ParentID: t.ParentID,
+	}
+	if t.Status == task.InProgress {
+		if _, ok := t.Metadata[claim.Key]; ok {
+			sum.ClaimExpired = claim.Of(t).Expired(now)
+		}
+	}
+	return sum
 }

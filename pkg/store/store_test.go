@@ -315,7 +315,8 @@ func TestUpdateCycleAndNotFound(t *testing.T) {
 // valid; a real change writes.
 func TestUpdateWithoutChangeDoesNotWrite(t *testing.T) {
 	s := newStore(t)
-	id := create(t, s, `{"subject":"a","owner":"o","blockedBy":["T-x"],"metadata":{"k":1}}`).Tasks[0].ID
+	x := create(t, s, `{"subject":"x"}`).Tasks[0].ID
+	id := create(t, s, `{"subject":"a","owner":"o","blockedBy":["`+x+`"],"metadata":{"k":1}}`).Tasks[0].ID
 	path := filepath.Join(s.Dir, task.FileName(id))
 	old := time.Now().Add(-time.Hour).Truncate(time.Second)
 	if err := os.Chtimes(path, old, old); err != nil {
@@ -326,7 +327,7 @@ func TestUpdateWithoutChangeDoesNotWrite(t *testing.T) {
 	s.Log, s.Debug = &log, true
 	for _, doc := range []string{
 		`{"id":"` + id + `"}`,
-		`{"id":"` + id + `","status":"pending","subject":"a","owner":"o","addBlockedBy":["T-x"],"metadata":{"k":1,"gone":null}}`,
+		`{"id":"` + id + `","status":"pending","subject":"a","owner":"o","addBlockedBy":["` + x + `"],"metadata":{"k":1,"gone":null}}`,
 	} {
 		req, err := task.ParseUpdate([]byte(doc))
 		if err != nil {
