@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 		"task-cleanup": func() { os.Exit(cli.TaskCleanup(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"plan":         func() { os.Exit(cli.Plan(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"matrixx-hook": func() { os.Exit(cli.MatrixxHook(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		// sockwrap gives a command a socket stdin that never closes
+		// (socket_stdin_test.go).
+		"sockwrap": sockwrap,
 		// jq for pipelines in scripts, so tests need no system jq.
 		"jq": func() { os.Exit(gojq.Run()) },
 	})
@@ -47,6 +50,7 @@ func setup(env *testscript.Env) error {
 	env.Setenv("MATRIXX_SESSION_ID", "")
 	env.Setenv("MATRIXX_PROJECT_DIR", "")
 	env.Setenv("CLAUDE_PROJECT_DIR", "")
+	env.Setenv("CLAUDE_CODE_SESSION_ID", "")
 	env.Setenv("ULTRAWORK_TASK_LIST_ID", "")
 	env.Setenv("MATRIXX_LOCK_TIMEOUT_MS", "")
 	env.Setenv("MATRIXX_NO_FLOCK", "")

@@ -20,7 +20,7 @@ import (
 // globals are the flags every task binary takes.
 type globals struct {
 	Dir     string           `short:"C" name:"dir" placeholder:"DIR" help:"Use DIR as the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else the nearest ancestor holding .matrixx/ or .git), resolved through symbolic links."`
-	Session string           `name:"session" placeholder:"ID" help:"Session id stamped as threadID by writes (default: $MATRIXX_SESSION_ID, else \"no-session\"); reads ignore it."`
+	Session string           `name:"session" placeholder:"ID" help:"Session id stamped as threadID by writes (default: $MATRIXX_SESSION_ID, else $CLAUDE_CODE_SESSION_ID, else \"no-session\"); reads ignore it."`
 	Pretty  bool             `help:"Indent the JSON answer."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
 }
@@ -90,7 +90,7 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 // printable UTF-8 or is longer than 256 bytes.
 func checkSession(s string) error {
 	if len(s) > 256 || !utf8.ValidString(s) || strings.IndexFunc(s, unicode.IsControl) >= 0 {
-		return errcode.New(errcode.InvalidArguments, "the session id (--session or MATRIXX_SESSION_ID) must be printable UTF-8 of at most 256 bytes")
+		return errcode.New(errcode.InvalidArguments, "the session id (--session, MATRIXX_SESSION_ID or CLAUDE_CODE_SESSION_ID) must be printable UTF-8 of at most 256 bytes")
 	}
 	return nil
 }

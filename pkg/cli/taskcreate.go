@@ -18,7 +18,7 @@ Reads one task object or a batch {"items":[…]} on stdin, or builds one task fr
   echo '{"subject":"Build backend","blockedBy":["T-…"]}' | task-create
   task-create --subject "Build backend" --blocked-by T-…
 
-` + stdinRule + `
+` + stdinRequired + `
 
 Fields: subject (required), description, activeForm, blocks, blockedBy, owner, priority
 (low|medium|high), metadata (object), repoURL, parentID. New tasks are pending and carry

@@ -13,7 +13,7 @@ const getHelp = `Print one task (spec §6.2).
   task-get T-…
   echo '{"id":"T-…"}' | task-get
 
-` + stdinRule + `
+` + stdinRequired + `
 
 Answer: {"task":{…full record…}}, or {"task":null} when no such task exists (exit 0).
 Errors: invalid_task_id (exit 1), task_corrupt when the file exists but is not a valid record.`

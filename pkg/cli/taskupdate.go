@@ -13,7 +13,7 @@ const updateHelp = `Update one task (spec §6.4).
   echo '{"id":"T-…","status":"completed"}' | task-update
   echo '{"id":"T-…","addBlockedBy":["T-…"],"metadata":{"k":null}}' | task-update
 
-` + stdinRule + `
+` + stdinRequired + `
 
 Scalars (subject, description, status, activeForm, owner, priority) replace; addBlocks and
 addBlockedBy append (no removal: complete the blocker instead); metadata merges shallowly and a

@@ -157,15 +157,27 @@ func exists(p string) bool {
 }
 
 // Session returns the threadID to stamp (D11): the --session flag, else
-// $MATRIXX_SESSION_ID, else NoSession.
+// $MATRIXX_SESSION_ID, else $CLAUDE_CODE_SESSION_ID (Claude Code puts it
+// into every Bash command's environment, so threadIDs are right even
+// where the SessionStart hook's CLAUDE_ENV_FILE export was not honoured),
+// else NoSession.
 func Session(flag string, env Env) string {
+	s, _ := SessionSource(flag, env)
+	return s
+}
+
+// SessionSource is Session with where the id came from: "--session", the
+// variable's name, or "" for NoSession.
+func SessionSource(flag string, env Env) (id, source string) {
 	if s := strings.TrimSpace(flag); s != "" {
-		return s
+		return s, "--session"
 	}
-	if s := strings.TrimSpace(env.Getenv("MATRIXX_SESSION_ID")); s != "" {
-		return s
+	for _, v := range []string{"MATRIXX_SESSION_ID", "CLAUDE_CODE_SESSION_ID"} {
+		if s := strings.TrimSpace(env.Getenv(v)); s != "" {
+			return s, v
+		}
 	}
-	return NoSession
+	return NoSession, ""
 }
 
 // OpenCodeDir returns the OpenCode config directory (D12):
