@@ -62,13 +62,14 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 		return nil, err
 	}
 	st := &store.Store{
-		Dir:        layout.Dir,
-		Root:       root,
-		Own:        layout.Own,
-		Session:    session,
-		LegacyDir:  layout.LegacyDir,
-		StaleAfter: time.Duration(cfg.Tasks.StaleAfterHours * float64(time.Hour)),
-		Log:        a.stderr,
+		Dir:          layout.Dir,
+		Root:         root,
+		Own:          layout.Own,
+		Session:      session,
+		LegacyDir:    layout.LegacyDir,
+		StaleAfter:   time.Duration(cfg.Tasks.StaleAfterHours * float64(time.Hour)),
+		PluginSchema: cfg.Tasks.PluginSchema,
+		Log:          a.stderr,
 	}
 	st.Lock.NoKernel = a.env.Getenv("MATRIXX_NO_FLOCK") == "1"
 	if w != nil {

@@ -33,6 +33,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
 
 // FileName is the config file's name in both places.
@@ -56,6 +57,14 @@ type Tasks struct {
 	PollTimeoutMs float64 `json:"pollTimeoutMs"`
 	// ClaudeCodeCompat is a reserved no-op flag.
 	ClaudeCodeCompat bool `json:"claude_code_compat,omitzero"`
+	// PluginSchema: write every record in the form the published
+	// oh-my-opencode plugin's strict schema accepts (projectRoot and
+	// priority kept in metadata; docs/compat.md). Default false.
+	PluginSchema bool `json:"plugin_schema,omitzero"`
+	// DenyHostTaskTools: the PreToolUse hook denies the host's own todo
+	// and task tools (Claude Code's TodoWrite, TaskCreate, …), so work
+	// goes to the one task store (docs/hooks.md H27). Default true.
+	DenyHostTaskTools bool `json:"deny_host_task_tools"`
 }
 
 // Config is the resolved configuration.
@@ -77,6 +86,7 @@ func Defaults() Tasks {
 		BackgroundStaleAfterHours: 2,
 		SessionScoped:             true,
 		PollTimeoutMs:             600000,
+		DenyHostTaskTools:         true,
 	}
 }
 
@@ -146,12 +156,14 @@ func keys() []key {
 			return nil
 		}},
 		{"storage_path", true, str(func(t *Tasks, s string) { t.StoragePath = s })},
-		{"task_list_id", true, str(func(t *Tasks, s string) { t.TaskListID = strings.TrimSpace(s) })},
+		{"task_list_id", true, str(func(t *Tasks, s string) { t.TaskListID = project.TrimJS(s) })},
 		{"stale_after_hours", true, num(0.25, " hours", func(t *Tasks, n float64) { t.StaleAfterHours = n })},
 		{"background_stale_after_hours", false, num(0.25, " hours", func(t *Tasks, n float64) { t.BackgroundStaleAfterHours = n })},
 		{"session_scoped", true, boolean(func(t *Tasks, b bool) { t.SessionScoped = b })},
 		{"pollTimeoutMs", false, num(60000, " ms", func(t *Tasks, n float64) { t.PollTimeoutMs = n })},
 		{"claude_code_compat", true, boolean(func(t *Tasks, b bool) { t.ClaudeCodeCompat = b })},
+		{"plugin_schema", false, boolean(func(t *Tasks, b bool) { t.PluginSchema = b })},
+		{"deny_host_task_tools", false, boolean(func(t *Tasks, b bool) { t.DenyHostTaskTools = b })},
 	}
 }
 

@@ -181,10 +181,19 @@ func SessionSource(flag string, env Env) (id, source string) {
 }
 
 // OpenCodeDir returns the OpenCode config directory (D12):
-// $OPENCODE_CONFIG_DIR, else $XDG_CONFIG_HOME/opencode, else
+// $OPENCODE_CONFIG_DIR trimmed as JavaScript's String.prototype.trim does
+// (TrimJS) and made absolute against the working directory, as the
+// original does, else $XDG_CONFIG_HOME/opencode, else
 // ~/.config/opencode. It is "" when none can be determined.
 func OpenCodeDir(env Env) string {
-	if d := env.Getenv("OPENCODE_CONFIG_DIR"); d != "" {
+	if d := TrimJS(env.Getenv("OPENCODE_CONFIG_DIR")); d != "" {
+		// As the original: trimmed, then resolved against the working
+		// directory (Node's path.resolve).
+		if !filepath.IsAbs(d) {
+			if wd, err := env.Getwd(); err == nil {
+				d = filepath.Join(wd, d)
+			}
+		}
 		return filepath.Clean(d)
 	}
 	if d := env.Getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
@@ -195,4 +204,21 @@ func OpenCodeDir(env Env) string {
 		return ""
 	}
 	return filepath.Join(home, ".config", "opencode")
+}
+
+// TrimJS trims s as JavaScript's String.prototype.trim does, which is how
+// the original trims ULTRAWORK_TASK_LIST_ID, tasks.task_list_id and
+// OPENCODE_CONFIG_DIR: white space (Unicode Zs, TAB, VT, FF, U+00A0,
+// U+FEFF) and line terminators (LF, CR, U+2028, U+2029). Unlike Go's
+// strings.TrimSpace it trims U+FEFF and keeps U+0085 (NEL).
+func TrimJS(s string) string {
+	return strings.TrimFunc(s, jsSpace)
+}
+
+func jsSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', '\u00a0', '\u1680', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff':
+		return true
+	}
+	return r >= '\u2000' && r <= '\u200a'
 }

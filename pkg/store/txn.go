@@ -74,7 +74,7 @@ func (tx *txn) write(t *task.Task) error {
 	if err := tx.keepAlive(); err != nil {
 		return err
 	}
-	data, err := task.Encode(t)
+	data, err := task.EncodeAs(t, tx.s.PluginSchema)
 	if err != nil {
 		return err
 	}
