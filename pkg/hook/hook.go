@@ -165,7 +165,7 @@ func (r *Runner) route(mode Mode, ev *Event, sc *scan) handler {
 	}
 	switch name {
 	case PreToolUse:
-		return handler{name: NameGuard, run: r.preToolUse, fail: r.guardFailure}
+		return handler{name: NameGuard, run: r.preToolUseAll, fail: r.guardFailure}
 	case PostToolUse:
 		return handler{name: NameNotepad, run: r.postToolUse}
 	case Stop, SubagentStop:
