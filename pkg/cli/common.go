@@ -22,6 +22,7 @@ type globals struct {
 	Dir     string           `short:"C" name:"dir" placeholder:"DIR" help:"Use DIR as the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else the nearest ancestor holding .matrixx/ or .git), resolved through symbolic links."`
 	Session string           `name:"session" placeholder:"ID" help:"Session id stamped as threadID by writes (default: $MATRIXX_SESSION_ID, else $CLAUDE_CODE_SESSION_ID, else \"no-session\"); reads ignore it."`
 	Pretty  bool             `help:"Indent the JSON answer."`
+	Where   bool             `help:"Print what this command would use and why (project root, task store, config files and settings, session id, environment) as JSON, and do nothing else."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
 }
 
@@ -35,6 +36,8 @@ type env struct {
 	root  string
 	cfg   *config.Config
 	store *store.Store
+	// before is the store's state before a write (noteNewStore).
+	before storeState
 }
 
 // open resolves project root, config and store (D11, D12, spec §3.3) and
@@ -84,7 +87,7 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 			fmt.Fprintf(a.stderr, "%s: debug: lock %s\n", a.name, b)
 		}
 	}
-	return &env{root: root, cfg: cfg, store: st}, nil
+	return &env{root: root, cfg: cfg, store: st, before: newStoreState(root, st.Dir)}, nil
 }
 
 // checkSession refuses a session id (the threadID to stamp) that is not

@@ -8,7 +8,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const getHelp = `Print one task (spec §6.2).
+const getHelp = `Print one task (see README.md; decisions in docs/design.md).
 
   task-get T-…
   echo '{"id":"T-…"}' | task-get
@@ -29,6 +29,9 @@ func TaskGet(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func (c *getCmd) run(a *app) error {
+	if c.Where {
+		return a.where(&c.globals)
+	}
 	a.pretty = c.Pretty
 	id := c.ID
 	if id != "" {

@@ -7,7 +7,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const listHelp = `List tasks with their unresolved blockers (spec §6.3).
+const listHelp = `List tasks with their unresolved blockers (see README.md; decisions in docs/design.md).
 
   task-list                      active tasks (pending, in_progress)
   task-list --ready              pending tasks with no unresolved blocker: runnable now
@@ -48,6 +48,9 @@ func TaskList(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func (c *listCmd) run(a *app) error {
+	if c.Where {
+		return a.where(&c.globals)
+	}
 	// A listing allocates once per record and exits: collect garbage
 	// rarely (about 10% less CPU at 10,000 tasks, docs/benchmarks.md).
 	debug.SetGCPercent(400)

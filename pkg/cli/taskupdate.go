@@ -7,7 +7,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const updateHelp = `Update one task (spec §6.4).
+const updateHelp = `Update one task (see README.md; decisions in docs/design.md).
 
   task-update T-… --status in_progress --owner morpheus
   echo '{"id":"T-…","status":"completed"}' | task-update
@@ -49,6 +49,9 @@ func TaskUpdate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func (c *updateCmd) run(a *app) error {
+	if c.Where {
+		return a.where(&c.globals)
+	}
 	a.pretty = c.Pretty
 	req, err := c.request(a)
 	if err != nil {
@@ -63,7 +66,7 @@ func (c *updateCmd) run(a *app) error {
 		return err
 	}
 	if !changed {
-		a.warnf("%s unchanged: the update changes nothing, so the file was not written (S14)", t.ID)
+		a.warnf("%s unchanged: the update changes nothing, so the file was not written (see docs/design.md)", t.ID)
 	}
 	a.emit(struct {
 		Task *task.Task `json:"task"`

@@ -76,6 +76,10 @@ type Config struct {
 	Files []string `json:"files"`
 	// Warnings are human-readable notes (retired and unknown keys).
 	Warnings []string `json:"warnings,omitempty"`
+	// Origins says where each tasks.* setting that a file gave came from:
+	// "tasks.scope" → "<file>: morpheus.tasks.scope". Keys at their
+	// defaults are absent.
+	Origins map[string]string `json:"origins,omitempty"`
 }
 
 // Defaults of spec §3.2.
@@ -221,6 +225,10 @@ func Load(userDir, root string) (*Config, error) {
 			if err := k.set(&cfg.Tasks, v); err != nil {
 				return nil, errcode.New(errcode.ConfigError, "%s: %s: %v", f.path, where, err)
 			}
+			if cfg.Origins == nil {
+				cfg.Origins = map[string]string{}
+			}
+			cfg.Origins["tasks."+k.name] = f.path + ": " + where
 			break
 		}
 	}

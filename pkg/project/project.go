@@ -40,9 +40,18 @@ func OS() Env {
 // variable must be an existing directory (a typo must not create a new
 // store): else invalid_arguments.
 func Root(dirFlag string, env Env) (string, error) {
+	root, _, err := RootSource(dirFlag, env)
+	return root, err
+}
+
+// RootSource is Root with why: "-C", "MATRIXX_PROJECT_DIR",
+// "CLAUDE_PROJECT_DIR", the marker found ("<root>/.matrixx" or
+// "<root>/.git"), or "" when no marker was found and the working directory
+// is the root (a write then creates a new store there).
+func RootSource(dirFlag string, env Env) (root, source string, err error) {
 	wd, err := env.Getwd()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	for _, src := range []struct{ name, dir string }{
 		{"-C", dirFlag},
@@ -58,15 +67,28 @@ func Root(dirFlag string, env Env) (string, error) {
 		}
 		d = filepath.Clean(d)
 		if !isDir(d) {
-			return "", errcode.New(errcode.InvalidArguments, "%s names %s, which is not an existing directory", src.name, d)
+			return "", "", errcode.New(errcode.InvalidArguments, "%s names %s, which is not an existing directory", src.name, d)
 		}
-		return Canonical(d), nil
+		return Canonical(d), src.name, nil
 	}
 	if !filepath.IsAbs(wd) {
 		wd, _ = filepath.Abs(wd)
 	}
 	// Every ancestor of a resolved directory is resolved too.
-	return Discover(Canonical(wd)), nil
+	root = Discover(Canonical(wd))
+	return root, Marker(root), nil
+}
+
+// Marker names what makes dir a project root: "<dir>/.matrixx" or
+// "<dir>/.git", or "" when it holds neither.
+func Marker(dir string) string {
+	switch {
+	case isDir(filepath.Join(dir, ".matrixx")):
+		return filepath.Join(dir, ".matrixx")
+	case exists(filepath.Join(dir, ".git")):
+		return filepath.Join(dir, ".git")
+	}
+	return ""
 }
 
 // Canonical returns dir cleaned and resolved through symbolic links
