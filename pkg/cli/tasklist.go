@@ -22,7 +22,8 @@ Contradictory filters are refused (usage error for flags, validation_error on st
 ` + stdinOptional + `
 
 Answer: {"tasks":[{"id","subject","status","owner"?,"blockedBy":[…unresolved…],"parentID"?}],
-"reminder":"…","problems"?:[{"file","error"}]}, sorted by id (creation order).
+"reminder"?:"…","problems"?:[{"file","error"}]}, sorted by id (creation order); an empty or
+missing store answers {"tasks":[]} (no reminder).
 blockedBy keeps only blockers that are not completed (missing and deleted ones stay).
 Files that cannot be read as tasks are listed in "problems" and on stderr; the listing goes on.`
 
