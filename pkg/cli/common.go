@@ -87,7 +87,7 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 			fmt.Fprintf(a.stderr, "%s: debug: lock %s\n", a.name, b)
 		}
 	}
-	return &env{root: root, cfg: cfg, store: st, before: newStoreState(root, st.Dir)}, nil
+	return &env{root: root, cfg: cfg, store: st, before: newStoreState("task store", root, st.Dir)}, nil
 }
 
 // checkSession refuses a session id (the threadID to stamp) that is not

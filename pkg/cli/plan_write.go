@@ -37,14 +37,16 @@ func (c *planCreateCmd) run(a *app, p *planCmd) error {
 	if err != nil {
 		return err
 	}
-	_, s, err := p.plans(a)
+	e, s, err := p.plans(a)
 	if err != nil {
 		return err
 	}
+	before := newStoreState("plans directory", e.root, s.Dir)
 	res, err := s.Create(c.Name, content, c.Force)
 	if err != nil {
 		return err
 	}
+	a.noteNewStore(before)
 	res.Template = template
 	a.emit(res)
 	return nil

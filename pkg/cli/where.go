@@ -172,15 +172,16 @@ func (a *app) where(g *globals) error {
 // whether the root had a marker, so noteNewStore can say where a write
 // created a new store.
 type storeState struct {
+	kind    string // "task store", "plans directory"
 	dir     string
 	existed bool
 	marker  bool
 	root    string
 }
 
-func newStoreState(root, dir string) storeState {
+func newStoreState(kind, root, dir string) storeState {
 	_, err := os.Stat(dir)
-	return storeState{dir: dir, existed: err == nil, marker: project.Marker(root) != "", root: root}
+	return storeState{kind: kind, dir: dir, existed: err == nil, marker: project.Marker(root) != "", root: root}
 }
 
 // noteNewStore prints, after a write, where it created a new store when
@@ -194,6 +195,6 @@ func (a *app) noteNewStore(s storeState) {
 		return
 	}
 	wd, _ := a.env.Getwd()
-	a.warnf("note: created a new task store at %s: no .matrixx/ or .git was found in %s or above it, so %s is the project root (give -C DIR, or run git init or mkdir .matrixx where you mean the project to be; --where shows what is used and why)",
-		s.dir, strings.TrimSuffix(wd, "/"), s.root)
+	a.warnf("note: created a new %s at %s: no .matrixx/ or .git was found in %s or above it, so %s is the project root (give -C DIR, or run git init or mkdir .matrixx where you mean the project to be; --where shows what is used and why)",
+		s.kind, s.dir, strings.TrimSuffix(wd, "/"), s.root)
 }
