@@ -7,7 +7,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const listHelp = `List tasks with their unresolved blockers (spec §6.3).
+const listHelp = `List tasks with their unresolved blockers (see README.md; decisions in docs/design.md).
 
   task-list                      active tasks (pending, in_progress)
   task-list --ready              pending tasks with no unresolved blocker: runnable now
@@ -23,7 +23,8 @@ Contradictory filters are refused (usage error for flags, validation_error on st
 ` + stdinOptional + `
 
 Answer: {"tasks":[{"id","subject","status","owner"?,"blockedBy":[…unresolved…],"parentID"?}],
-"reminder":"…","problems"?:[{"file","error"}]}, sorted by id (creation order).
+"reminder"?:"…","problems"?:[{"file","error"}]}, sorted by id (creation order); an empty or
+missing store answers {"tasks":[]} (no reminder).
 blockedBy keeps only blockers that are not completed (missing and deleted ones stay).
 An in_progress task whose claim's lease has ended carries "claimExpired":true (task-claim can take
 it over).
@@ -61,6 +62,9 @@ func TaskList(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func (c *listCmd) run(a *app) error {
+	if c.Where {
+		return a.where(&c.globals)
+	}
 	// A listing allocates once per record and exits: collect garbage
 	// rarely (about 10% less CPU at 10,000 tasks, docs/benchmarks.md).
 	if !a.inProcess {

@@ -7,13 +7,13 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const updateHelp = `Update one task (spec §6.4).
+const updateHelp = `Update one task (see README.md; decisions in docs/design.md).
 
   task-update T-… --status in_progress --owner morpheus
   echo '{"id":"T-…","status":"completed"}' | task-update
   echo '{"id":"T-…","addBlockedBy":["T-…"],"metadata":{"k":null}}' | task-update
 
-` + stdinRule + `
+` + stdinRequired + `
 
 Scalars (subject, description, status, activeForm, owner, priority) replace; addBlocks and
 addBlockedBy append (no removal: complete the blocker instead); metadata merges shallowly and a
@@ -65,6 +65,9 @@ func TaskUpdate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func (c *updateCmd) run(a *app) error {
+	if c.Where {
+		return a.where(&c.globals)
+	}
 	a.pretty = c.Pretty
 	req, err := c.request(a)
 	if err != nil {
@@ -79,7 +82,7 @@ func (c *updateCmd) run(a *app) error {
 		return err
 	}
 	if !changed {
-		a.warnf("%s unchanged: the update changes nothing, so the file was not written (S14)", t.ID)
+		a.warnf("%s unchanged: the update changes nothing, so the file was not written (see docs/design.md)", t.ID)
 	}
 	if changed && req.LeaseDur > 0 {
 		resetSchedule(e, e.store.Session)

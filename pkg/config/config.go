@@ -34,6 +34,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
 
 // FileName is the config file's name in both places.
@@ -60,6 +61,14 @@ type Tasks struct {
 	ClaimLease string `json:"claim_lease"`
 	// ClaudeCodeCompat is a reserved no-op flag.
 	ClaudeCodeCompat bool `json:"claude_code_compat,omitzero"`
+	// PluginSchema: write every record in the form the published
+	// oh-my-opencode plugin's strict schema accepts (projectRoot and
+	// priority kept in metadata; docs/compat.md). Default false.
+	PluginSchema bool `json:"plugin_schema,omitzero"`
+	// DenyHostTaskTools: the PreToolUse hook denies the host's own todo
+	// and task tools (Claude Code's TodoWrite, TaskCreate, …), so work
+	// goes to the one task store (docs/hooks.md H27). Default true.
+	DenyHostTaskTools bool `json:"deny_host_task_tools"`
 }
 
 // Config is the resolved configuration.
@@ -71,6 +80,10 @@ type Config struct {
 	Files []string `json:"files"`
 	// Warnings are human-readable notes (retired and unknown keys).
 	Warnings []string `json:"warnings,omitempty"`
+	// Origins says where each tasks.* setting that a file gave came from:
+	// "tasks.scope" → "<file>: morpheus.tasks.scope". Keys at their
+	// defaults are absent.
+	Origins map[string]string `json:"origins,omitempty"`
 }
 
 // Defaults of spec §3.2.
@@ -82,6 +95,7 @@ func Defaults() Tasks {
 		SessionScoped:             true,
 		PollTimeoutMs:             600000,
 		ClaimLease:                "15m",
+		DenyHostTaskTools:         true,
 	}
 }
 
@@ -151,7 +165,7 @@ func keys() []key {
 			return nil
 		}},
 		{"storage_path", true, str(func(t *Tasks, s string) { t.StoragePath = s })},
-		{"task_list_id", true, str(func(t *Tasks, s string) { t.TaskListID = strings.TrimSpace(s) })},
+		{"task_list_id", true, str(func(t *Tasks, s string) { t.TaskListID = project.TrimJS(s) })},
 		{"stale_after_hours", true, num(0.25, " hours", func(t *Tasks, n float64) { t.StaleAfterHours = n })},
 		{"background_stale_after_hours", false, num(0.25, " hours", func(t *Tasks, n float64) { t.BackgroundStaleAfterHours = n })},
 		{"session_scoped", true, boolean(func(t *Tasks, b bool) { t.SessionScoped = b })},
@@ -172,6 +186,8 @@ func keys() []key {
 			return nil
 		}},
 		{"claude_code_compat", true, boolean(func(t *Tasks, b bool) { t.ClaudeCodeCompat = b })},
+		{"plugin_schema", false, boolean(func(t *Tasks, b bool) { t.PluginSchema = b })},
+		{"deny_host_task_tools", false, boolean(func(t *Tasks, b bool) { t.DenyHostTaskTools = b })},
 	}
 }
 
@@ -229,6 +245,10 @@ func Load(userDir, root string) (*Config, error) {
 			if err := k.set(&cfg.Tasks, v); err != nil {
 				return nil, errcode.New(errcode.ConfigError, "%s: %s: %v", f.path, where, err)
 			}
+			if cfg.Origins == nil {
+				cfg.Origins = map[string]string{}
+			}
+			cfg.Origins["tasks."+k.name] = f.path + ": " + where
 			break
 		}
 	}

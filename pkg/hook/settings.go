@@ -30,7 +30,7 @@ type Entry struct {
 // covers the same tools: the two ways the task tools run (Bash, MCP) for
 // the notepads, and the common ones for lease renewal (docs/claims.md).
 var Entries = []Entry{
-	{PreToolUse, "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|mcp__.*"},
+	{PreToolUse, "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|TodoWrite|TodoRead|TaskCreate|TaskUpdate|TaskList|TaskGet|mcp__.*"},
 	{PostToolUse, "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|mcp__.*"},
 	{Stop, ""},
 	{SubagentStop, ""},

@@ -242,6 +242,8 @@ func Docs() []Doc {
 			Output: answer("task-claim's answer (task null: nothing is ready), or the error envelope (claim_conflict, task_blocked, task_not_claimable, …).", mustFor[getAnswer](false))},
 		{Name: "task-doctor", Command: "task-doctor", Input: mustFor[doctorInput](true),
 			Output: answer("task-doctor's report (exit 1 when it found errors, or warnings under strict), or the error envelope.", mustFor[store.DoctorReport](false))},
+		{Name: "where", Command: "--where",
+			Output: answer("--where's answer (every task binary, and plan --where SUBCOMMAND): what the command would use and why; nothing is read or written.", mustFor[cli.WhereAnswer](false))},
 		{Name: "matrixx-hook", Command: "matrixx-hook", Input: hookInput(),
 			Output: answer("matrixx-hook's answer: a PreToolUse denial, a Stop/SubagentStop block, added context (SessionStart), or the error envelope of a usage error; no output at all means no opinion.",
 				mustFor[hook.PreToolUseAnswer](false), mustFor[hook.StopAnswer](false), mustFor[hook.ContextAnswer](false))},

@@ -12,10 +12,12 @@ import (
 const Reminder = "1 task = 1 task. Maximize parallel execution: every pending task whose blockedBy is empty is runnable now; mark it in_progress right before work and completed right after."
 
 // ListResult is task-list's answer (spec §6.3). Problems lists T-*.json
-// files that could not be read; it is omitted when empty.
+// files that could not be read; it is omitted when empty. Reminder is
+// omitted when the store is empty or missing (no T-*.json file at all):
+// the spec's "Empty or missing dir returns { tasks: [] }".
 type ListResult struct {
 	Tasks    []task.Summary `json:"tasks"`
-	Reminder string         `json:"reminder"`
+	Reminder string         `json:"reminder,omitempty"`
 	Problems []Problem      `json:"problems,omitempty"`
 }
 
@@ -46,6 +48,9 @@ func SummarizeAt(snap *Snapshot, req *task.ListRequest, now time.Time) *ListResu
 		status[e.Task.ID] = e.Task.Status
 	}
 	res := &ListResult{Tasks: []task.Summary{}, Reminder: Reminder, Problems: snap.Problems}
+	if len(snap.Entries) == 0 && len(snap.Problems) == 0 {
+		res.Reminder = "" // an empty or missing store
+	}
 	for _, e := range snap.Entries {
 		t := e.Task
 		switch {

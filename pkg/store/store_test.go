@@ -61,10 +61,22 @@ func TestResolve(t *testing.T) {
 }
 
 func TestSanitize(t *testing.T) {
-	for in, want := range map[string]string{"my-app_1": "my-app_1", "a b/c": "a-b-c", "": "default", "..": "--", "café": "caf-"} {
+	for in, want := range map[string]string{"my-app_1": "my-app_1", "a b/c": "a-b-c", "": "default", "..": "--", "café": "caf-", "a😀b": "a--b", "\U0001F600": "--", "x\uFFFDy": "x-y", "x\xffy": "x-y"} {
 		if got := Sanitize(in); got != want {
 			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestResolveRootSlash: the root "/" has an empty base name in Node, so
+// the list id is "default", not "-".
+func TestResolveRootSlash(t *testing.T) {
+	l := Resolve("/", config.Tasks{Scope: "global"}, "", "/oc")
+	if l.ListID != "default" || l.Dir != "/oc/tasks/default" {
+		t.Errorf("Resolve(/) = %+v", l)
+	}
+	if l := Resolve("/p", config.Tasks{Scope: "global"}, "\u00a0x\ufeff", "/oc"); l.ListID != "x" {
+		t.Errorf("env list id not trimmed as JavaScript does: %+v", l)
 	}
 }
 

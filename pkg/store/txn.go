@@ -90,7 +90,7 @@ func (tx *txn) writeAt(t *task.Task, mtime time.Time) error {
 	if err := tx.keepAlive(); err != nil {
 		return err
 	}
-	data, err := task.Encode(t)
+	data, err := task.EncodeAs(t, tx.s.PluginSchema)
 	if err != nil {
 		return err
 	}
