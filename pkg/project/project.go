@@ -157,12 +157,16 @@ func exists(p string) bool {
 }
 
 // Session returns the threadID to stamp (D11): the --session flag, else
-// $MATRIXX_SESSION_ID, else NoSession.
+// $MATRIXX_SESSION_ID, else $CODEX_SESSION_ID (Codex CLI sets it in the
+// agent's shell, to the session_id of its hook events), else NoSession.
 func Session(flag string, env Env) string {
 	if s := strings.TrimSpace(flag); s != "" {
 		return s
 	}
 	if s := strings.TrimSpace(env.Getenv("MATRIXX_SESSION_ID")); s != "" {
+		return s
+	}
+	if s := strings.TrimSpace(env.Getenv("CODEX_SESSION_ID")); s != "" {
 		return s
 	}
 	return NoSession
