@@ -1,0 +1,242 @@
+// Package codex proves matrixx-hook through the real Codex CLI
+// (@openai/codex, installed in .cache/hosts by .ci/install-hosts.sh): one
+// `codex exec` session against a scripted Responses API server on
+// 127.0.0.1, with the hooks written by `matrixx-hook install --host
+// codex`. The scenarios: session start (the task summary reaches the
+// model), guard denials through the shell and apply_patch (files
+// unchanged, our reason reaching the model), the allowed path, the notepad
+// written after task-create, the threadID taken from CODEX_SESSION_ID,
+// and the continuation enforcer blocking the stop until its cap.
+package codex
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matrixx-dev/matrixx-tasks/t/hostkit"
+)
+
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "matrixx-codex-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = dir
+	if err := hostkit.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// run runs one of our binaries in dir.
+func run(t *testing.T, dir, stdin string, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, name), args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %v: %v\n%s%s", name, args, err, out.String(), errb.String())
+	}
+	return out.String()
+}
+
+func TestCodexSession(t *testing.T) {
+	codex := hostkit.CLI(t, "codex")
+	root := t.TempDir()
+	proj := filepath.Join(root, "proj")
+	home := filepath.Join(root, "home")
+	codexHome := filepath.Join(home, ".codex")
+	for _, d := range []string{filepath.Join(proj, ".matrixx"), codexHome} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := bin + string(os.PathListSeparator) + "/usr/local/bin:/usr/bin:/bin"
+	env := hostkit.Env("HOME="+home, "CODEX_HOME="+codexHome, "PATH="+path, "OPENCODE_CONFIG_DIR="+filepath.Join(home, ".config", "opencode"), "MOCK_KEY=test")
+
+	// A task from an earlier session: the session-start summary names it,
+	// and its file is what the agent tries to overwrite.
+	created := run(t, proj, `{"subject":"Earlier work on the parser"}`, env, "task-create")
+	var ans struct {
+		Tasks []struct{ ID string } `json:"tasks"`
+	}
+	if err := json.Unmarshal([]byte(created), &ans); err != nil || len(ans.Tasks) != 1 {
+		t.Fatalf("task-create: %v %s", err, created)
+	}
+	earlier := ans.Tasks[0].ID
+	taskFile := filepath.Join(proj, ".matrixx", "tasks", earlier+".json")
+	before, err := os.ReadFile(taskFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	out := run(t, proj, "", env, "matrixx-hook", "install", "--host", "codex")
+	if !strings.Contains(out, "installed in "+filepath.Join(proj, ".codex", "hooks.json")) {
+		t.Fatalf("install: %s", out)
+	}
+
+	srv := hostkit.Codex(t, []hostkit.Reply{
+		hostkit.Call("exec_command", map[string]any{"cmd": "echo hacked > .matrixx/tasks/" + earlier + ".json"}),
+		{Tool: "apply_patch", Input: "*** Begin Patch\n*** Delete File: .matrixx/tasks/" + earlier + ".json\n*** End Patch\n"},
+		hostkit.Call("exec_command", map[string]any{"cmd": "echo allowed > allowed.txt"}),
+		{Tool: "apply_patch", Input: "*** Begin Patch\n*** Add File: hello.txt\n+hello from apply_patch\n*** End Patch\n"},
+		hostkit.Call("exec_command", map[string]any{"cmd": `printf '%s' '{"subject":"Codex task"}' | task-create`}),
+		hostkit.Text("Done."), // Stop: blocked (1)
+		hostkit.Text("Done."), // blocked (2)
+		hostkit.Text("Done."), // blocked (3)
+		hostkit.Text("Done."), // the same task state a fourth time: let through
+	})
+	config := fmt.Sprintf(`model = "gpt-5.5"
+model_provider = "mock"
+allow_login_shell = false
+
+[model_providers.mock]
+name = "mock"
+base_url = "%s/v1"
+wire_api = "responses"
+env_key = "MOCK_KEY"
+
+[features]
+plugins = false
+apps = false
+
+[analytics]
+enabled = false
+
+[projects.%q]
+trust_level = "trusted"
+`, srv.URL, proj)
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, codex, "exec", "--json", "--skip-git-repo-check",
+		"--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "Run the scripted steps.")
+	cmd.Dir = proj
+	cmd.Env = env
+	cmd.Stdin = nil // /dev/null: codex exec waits on an open stdin
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	reqs := srv.Requests()
+	t.Logf("codex exec: %d model requests; stderr:\n%s", len(reqs), tail(stderr.String(), 2000))
+	if err != nil {
+		t.Fatalf("codex exec: %v\n%s", err, tail(stdout.String(), 4000))
+	}
+	session := threadID(t, stdout.String())
+
+	t.Run("session start", func(t *testing.T) {
+		if len(reqs) == 0 || !strings.Contains(reqs[0], "Earlier work on the parser") {
+			t.Errorf("the first model request does not carry the task summary")
+		}
+	})
+	t.Run("guard denies the shell write", func(t *testing.T) {
+		wantReason(t, reqs, 1, "call_0", "Task files change only through task-create")
+	})
+	t.Run("guard denies the apply_patch delete", func(t *testing.T) {
+		wantReason(t, reqs, 2, "call_1", "Task files change only through task-create")
+	})
+	t.Run("task file unchanged", func(t *testing.T) {
+		after, err := os.ReadFile(taskFile)
+		if err != nil || !bytes.Equal(after, before) {
+			t.Errorf("%s changed (err %v):\n%s", taskFile, err, after)
+		}
+	})
+	t.Run("allowed path", func(t *testing.T) {
+		for f, want := range map[string]string{"allowed.txt": "allowed\n", "hello.txt": "hello from apply_patch\n"} {
+			if b, err := os.ReadFile(filepath.Join(proj, f)); err != nil || string(b) != want {
+				t.Errorf("%s: %q, %v; want %q", f, b, err, want)
+			}
+		}
+	})
+	var codexTask string
+	t.Run("task-create stamps the session", func(t *testing.T) {
+		codexTask = hostkit.TaskBySubject(t, filepath.Join(proj, ".matrixx", "tasks"), "Codex task", session)
+	})
+	t.Run("notepad", func(t *testing.T) {
+		found := false
+		filepath.WalkDir(filepath.Join(proj, ".matrixx", "notepads"), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if b, _ := os.ReadFile(p); codexTask != "" && bytes.Contains(b, []byte(codexTask)) {
+					found = true
+				}
+			}
+			return nil
+		})
+		if !found {
+			t.Errorf("no notepad names %s", codexTask)
+		}
+	})
+	t.Run("continuation blocks three times, then lets the stop through", func(t *testing.T) {
+		if len(reqs) != 9 {
+			t.Fatalf("%d model requests, want 9 (5 tool steps, 1 stop, 3 blocked stops)", len(reqs))
+		}
+		for i := 6; i <= 8; i++ {
+			if !strings.Contains(reqs[i], "Do not stop yet") || !strings.Contains(reqs[i], "Codex task") {
+				t.Errorf("request %d does not carry the continuation directive", i)
+			}
+		}
+	})
+}
+
+// wantReason checks that request i carries the output of call id with
+// the guard's reason.
+func wantReason(t *testing.T, reqs []string, i int, id, reason string) {
+	t.Helper()
+	if i >= len(reqs) {
+		t.Fatalf("only %d requests", len(reqs))
+	}
+	var body struct {
+		Input []map[string]any `json:"input"`
+	}
+	if err := json.Unmarshal([]byte(reqs[i]), &body); err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range body.Input {
+		if it["call_id"] == id && strings.HasSuffix(fmt.Sprint(it["type"]), "_output") {
+			if out := fmt.Sprint(it["output"]); !strings.Contains(out, reason) {
+				t.Errorf("the output of %s lacks %q: %s", id, reason, out)
+			}
+			return
+		}
+	}
+	t.Errorf("request %d has no output for %s", i, id)
+}
+
+// threadID is the session id from codex exec --json's thread.started.
+func threadID(t *testing.T, out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) == nil && m["type"] == "thread.started" {
+			return fmt.Sprint(m["thread_id"])
+		}
+	}
+	t.Fatalf("no thread.started in the output:\n%s", tail(out, 2000))
+	return ""
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
