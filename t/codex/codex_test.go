@@ -57,52 +57,55 @@ func run(t *testing.T, dir, stdin string, env []string, name string, args ...str
 	return out.String()
 }
 
-func TestCodexSession(t *testing.T) {
-	codex := hostkit.CLI(t, "codex")
+// project is one test's project, home and environment, with a task from
+// an earlier session and the hooks installed by matrixx-hook install.
+type project struct {
+	codex, proj, home, codexHome string
+	env                          []string
+	earlier, taskFile            string
+	before                       []byte
+}
+
+func setup(t *testing.T) *project {
+	p := &project{codex: hostkit.CLI(t, "codex")}
 	root := t.TempDir()
-	proj := filepath.Join(root, "proj")
-	home := filepath.Join(root, "home")
-	codexHome := filepath.Join(home, ".codex")
-	for _, d := range []string{filepath.Join(proj, ".matrixx"), codexHome} {
+	p.proj = filepath.Join(root, "proj")
+	p.home = filepath.Join(root, "home")
+	p.codexHome = filepath.Join(p.home, ".codex")
+	for _, d := range []string{filepath.Join(p.proj, ".matrixx"), p.codexHome} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	path := bin + string(os.PathListSeparator) + "/usr/local/bin:/usr/bin:/bin"
-	env := hostkit.Env("HOME="+home, "CODEX_HOME="+codexHome, "PATH="+path, "OPENCODE_CONFIG_DIR="+filepath.Join(home, ".config", "opencode"), "MOCK_KEY=test")
+	p.env = hostkit.Env("HOME="+p.home, "CODEX_HOME="+p.codexHome, "PATH="+path, "OPENCODE_CONFIG_DIR="+filepath.Join(p.home, ".config", "opencode"), "MOCK_KEY=test")
 
 	// A task from an earlier session: the session-start summary names it,
 	// and its file is what the agent tries to overwrite.
-	created := run(t, proj, `{"subject":"Earlier work on the parser"}`, env, "task-create")
+	created := run(t, p.proj, `{"subject":"Earlier work on the parser"}`, p.env, "task-create")
 	var ans struct {
 		Tasks []struct{ ID string } `json:"tasks"`
 	}
 	if err := json.Unmarshal([]byte(created), &ans); err != nil || len(ans.Tasks) != 1 {
 		t.Fatalf("task-create: %v %s", err, created)
 	}
-	earlier := ans.Tasks[0].ID
-	taskFile := filepath.Join(proj, ".matrixx", "tasks", earlier+".json")
-	before, err := os.ReadFile(taskFile)
-	if err != nil {
+	p.earlier = ans.Tasks[0].ID
+	p.taskFile = filepath.Join(p.proj, ".matrixx", "tasks", p.earlier+".json")
+	var err error
+	if p.before, err = os.ReadFile(p.taskFile); err != nil {
 		t.Fatal(err)
 	}
-
-	out := run(t, proj, "", env, "matrixx-hook", "install", "--host", "codex")
-	if !strings.Contains(out, "installed in "+filepath.Join(proj, ".codex", "hooks.json")) {
+	out := run(t, p.proj, "", p.env, "matrixx-hook", "install", "--host", "codex")
+	if !strings.Contains(out, "installed in "+filepath.Join(p.proj, ".codex", "hooks.json")) {
 		t.Fatalf("install: %s", out)
 	}
+	return p
+}
 
-	srv := hostkit.Codex(t, []hostkit.Reply{
-		hostkit.Call("exec_command", map[string]any{"cmd": "echo hacked > .matrixx/tasks/" + earlier + ".json"}),
-		{Tool: "apply_patch", Input: "*** Begin Patch\n*** Delete File: .matrixx/tasks/" + earlier + ".json\n*** End Patch\n"},
-		hostkit.Call("exec_command", map[string]any{"cmd": "echo allowed > allowed.txt"}),
-		{Tool: "apply_patch", Input: "*** Begin Patch\n*** Add File: hello.txt\n+hello from apply_patch\n*** End Patch\n"},
-		hostkit.Call("exec_command", map[string]any{"cmd": `printf '%s' '{"subject":"Codex task"}' | task-create`}),
-		hostkit.Text("Done."), // Stop: blocked (1)
-		hostkit.Text("Done."), // blocked (2)
-		hostkit.Text("Done."), // blocked (3)
-		hostkit.Text("Done."), // the same task state a fourth time: let through
-	})
+// exec runs one codex exec session against a scripted server; it returns
+// the model requests and the session id.
+func (p *project) exec(t *testing.T, script []hostkit.Reply) ([]string, string) {
+	srv := hostkit.Codex(t, script)
 	config := fmt.Sprintf(`model = "gpt-5.5"
 model_provider = "mock"
 allow_login_shell = false
@@ -122,27 +125,43 @@ enabled = false
 
 [projects.%q]
 trust_level = "trusted"
-`, srv.URL, proj)
-	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o644); err != nil {
+`, srv.URL, p.proj)
+	if err := os.WriteFile(filepath.Join(p.codexHome, "config.toml"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, codex, "exec", "--json", "--skip-git-repo-check",
+	cmd := exec.CommandContext(ctx, p.codex, "exec", "--json", "--skip-git-repo-check",
 		"--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "Run the scripted steps.")
-	cmd.Dir = proj
-	cmd.Env = env
+	cmd.Dir = p.proj
+	cmd.Env = p.env
 	cmd.Stdin = nil // /dev/null: codex exec waits on an open stdin
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	reqs := srv.Requests()
 	t.Logf("codex exec: %d model requests; stderr:\n%s", len(reqs), tail(stderr.String(), 2000))
 	if err != nil {
 		t.Fatalf("codex exec: %v\n%s", err, tail(stdout.String(), 4000))
 	}
-	session := threadID(t, stdout.String())
+	return reqs, threadID(t, stdout.String())
+}
+
+func TestCodexSession(t *testing.T) {
+	p := setup(t)
+	proj, env, earlier, taskFile, before := p.proj, p.env, p.earlier, p.taskFile, p.before
+	reqs, session := p.exec(t, []hostkit.Reply{
+		hostkit.Call("exec_command", map[string]any{"cmd": "echo hacked > .matrixx/tasks/" + earlier + ".json"}),
+		{Tool: "apply_patch", Input: "*** Begin Patch\n*** Delete File: .matrixx/tasks/" + earlier + ".json\n*** End Patch\n"},
+		hostkit.Call("exec_command", map[string]any{"cmd": "echo allowed > allowed.txt"}),
+		{Tool: "apply_patch", Input: "*** Begin Patch\n*** Add File: hello.txt\n+hello from apply_patch\n*** End Patch\n"},
+		hostkit.Call("exec_command", map[string]any{"cmd": `printf '%s' '{"subject":"Codex task"}' | task-create`}),
+		hostkit.Text("Done."), // Stop: blocked (1)
+		hostkit.Text("Done."), // blocked (2)
+		hostkit.Text("Done."), // blocked (3)
+		hostkit.Text("Done."), // the same task state a fourth time: let through
+	})
+	_ = env
 
 	t.Run("session start", func(t *testing.T) {
 		if len(reqs) == 0 || !strings.Contains(reqs[0], "Earlier work on the parser") {
@@ -196,6 +215,28 @@ trust_level = "trusted"
 			}
 		}
 	})
+}
+
+// TestCodexTurnCap: an agent that makes progress after every blocked stop
+// (a new task each time) is still let through after MaxTurnBlocks (8)
+// blocks in one turn; Codex CLI has no cap of its own and would loop for
+// ever.
+func TestCodexTurnCap(t *testing.T) {
+	p := setup(t)
+	create := func(i int) hostkit.Reply {
+		return hostkit.Call("exec_command", map[string]any{"cmd": fmt.Sprintf(`printf '%%s' '{"subject":"Loop %d"}' | task-create`, i)})
+	}
+	script := []hostkit.Reply{create(0)}
+	for i := 1; i <= 8; i++ {
+		script = append(script, hostkit.Text("Done."), create(i))
+	}
+	script = append(script, hostkit.Text("Done."))
+	reqs, _ := p.exec(t, script)
+	// 1 + 8×2 + 1: the ninth stop is let through. Without the cap the
+	// defaults ("Done.", no progress) would draw three more blocks.
+	if len(reqs) != len(script) {
+		t.Errorf("%d model requests, want %d (8 blocked stops, the ninth let through)", len(reqs), len(script))
+	}
 }
 
 // wantReason checks that request i carries the output of call id with

@@ -57,42 +57,75 @@ func run(t *testing.T, dir, stdin string, env []string, name string, args ...str
 	return out.String()
 }
 
-func TestGeminiSession(t *testing.T) {
-	gemini := hostkit.CLI(t, "gemini")
+// project is one test's project, home and environment, with a task from
+// an earlier session and the hooks installed by matrixx-hook install.
+type project struct {
+	gemini, proj, home string
+	env                []string
+	earlier, taskFile  string
+	before             []byte
+}
+
+func setup(t *testing.T) *project {
+	p := &project{gemini: hostkit.CLI(t, "gemini")}
 	root := t.TempDir()
-	proj := filepath.Join(root, "proj")
-	home := filepath.Join(root, "home")
-	for _, d := range []string{filepath.Join(proj, ".matrixx"), filepath.Join(home, ".gemini")} {
+	p.proj = filepath.Join(root, "proj")
+	p.home = filepath.Join(root, "home")
+	for _, d := range []string{filepath.Join(p.proj, ".matrixx"), filepath.Join(p.home, ".gemini")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
-	env := hostkit.Env("HOME="+home, "PATH="+path, "OPENCODE_CONFIG_DIR="+filepath.Join(home, ".config", "opencode"))
-
-	created := run(t, proj, `{"subject":"Earlier work on the parser"}`, env, "task-create")
+	p.env = hostkit.Env("HOME="+p.home, "PATH="+path, "OPENCODE_CONFIG_DIR="+filepath.Join(p.home, ".config", "opencode"))
+	created := run(t, p.proj, `{"subject":"Earlier work on the parser"}`, p.env, "task-create")
 	var ans struct {
 		Tasks []struct{ ID string } `json:"tasks"`
 	}
 	if err := json.Unmarshal([]byte(created), &ans); err != nil || len(ans.Tasks) != 1 {
 		t.Fatalf("task-create: %v %s", err, created)
 	}
-	earlier := ans.Tasks[0].ID
-	taskFile := filepath.Join(proj, ".matrixx", "tasks", earlier+".json")
-	before, err := os.ReadFile(taskFile)
-	if err != nil {
+	p.earlier = ans.Tasks[0].ID
+	p.taskFile = filepath.Join(p.proj, ".matrixx", "tasks", p.earlier+".json")
+	var err error
+	if p.before, err = os.ReadFile(p.taskFile); err != nil {
 		t.Fatal(err)
 	}
 	user := `{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false}}`
-	if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(user), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(p.home, ".gemini", "settings.json"), []byte(user), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := run(t, proj, "", env, "matrixx-hook", "install", "--host", "gemini")
-	if !strings.Contains(out, "installed in "+filepath.Join(proj, ".gemini", "settings.json")) {
+	out := run(t, p.proj, "", p.env, "matrixx-hook", "install", "--host", "gemini")
+	if !strings.Contains(out, "installed in "+filepath.Join(p.proj, ".gemini", "settings.json")) {
 		t.Fatalf("install: %s", out)
 	}
+	return p
+}
 
-	srv := hostkit.Gemini(t, []hostkit.Reply{
+// exec runs one gemini -p session against a scripted server; it returns
+// the model requests and the session id.
+func (p *project) exec(t *testing.T, script []hostkit.Reply) ([]string, string) {
+	srv := hostkit.Gemini(t, script)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.gemini, "-p", "Run the scripted steps.", "-m", "gemini-2.5-flash", "--yolo", "-o", "stream-json")
+	cmd.Dir = p.proj
+	cmd.Env = append(p.env, "GEMINI_API_KEY=test", "GOOGLE_GEMINI_BASE_URL="+srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	reqs := srv.Requests()
+	t.Logf("gemini: %d model requests; stderr:\n%s", len(reqs), tail(stderr.String(), 3000))
+	if err != nil {
+		t.Fatalf("gemini: %v\n%s", err, tail(stdout.String(), 4000))
+	}
+	return reqs, sessionID(t, stdout.String())
+}
+
+func TestGeminiSession(t *testing.T) {
+	p := setup(t)
+	proj, earlier, taskFile, before := p.proj, p.earlier, p.taskFile, p.before
+	reqs, session := p.exec(t, []hostkit.Reply{
 		hostkit.Call("run_shell_command", map[string]any{"command": "echo hacked > .matrixx/tasks/" + earlier + ".json", "description": "scripted"}),
 		hostkit.Call("write_file", map[string]any{"file_path": ".matrixx/tasks/" + earlier + ".json", "content": "{}\n"}),
 		hostkit.Call("run_shell_command", map[string]any{"command": "echo allowed > allowed.txt", "description": "scripted"}),
@@ -103,20 +136,7 @@ func TestGeminiSession(t *testing.T) {
 		hostkit.Text("Done."), // blocked (3)
 		hostkit.Text("Done."), // the same task state a fourth time: let through
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, gemini, "-p", "Run the scripted steps.", "-m", "gemini-2.5-flash", "--yolo", "-o", "stream-json")
-	cmd.Dir = proj
-	cmd.Env = append(env, "GEMINI_API_KEY=test", "GOOGLE_GEMINI_BASE_URL="+srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	reqs := srv.Requests()
-	t.Logf("gemini: %d model requests; stderr:\n%s", len(reqs), tail(stderr.String(), 3000))
-	if err != nil {
-		t.Fatalf("gemini: %v\n%s", err, tail(stdout.String(), 4000))
-	}
-	session := sessionID(t, stdout.String())
+
 
 	t.Run("session start", func(t *testing.T) {
 		if len(reqs) == 0 || !strings.Contains(reqs[0], "Earlier work on the parser") {
@@ -170,6 +190,26 @@ func TestGeminiSession(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestGeminiTurnCap: an agent that makes progress after every blocked
+// AfterAgent (a new task each time) is still let through after
+// MaxTurnBlocks (8) blocks of one prompt; Gemini CLI resets
+// stop_hook_active after a tool call and would loop for ever.
+func TestGeminiTurnCap(t *testing.T) {
+	p := setup(t)
+	create := func(i int) hostkit.Reply {
+		return hostkit.Call("run_shell_command", map[string]any{"command": fmt.Sprintf(`printf '%%s' '{"subject":"Loop %d"}' | task-create`, i), "description": "scripted"})
+	}
+	script := []hostkit.Reply{create(0)}
+	for i := 1; i <= 8; i++ {
+		script = append(script, hostkit.Text("Done."), create(i))
+	}
+	script = append(script, hostkit.Text("Done."))
+	reqs, _ := p.exec(t, script)
+	if len(reqs) != len(script) {
+		t.Errorf("%d model requests, want %d (8 blocked stops, the ninth let through)", len(reqs), len(script))
+	}
 }
 
 // last is the text of the last content of a generateContent request.
