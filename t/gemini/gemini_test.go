@@ -137,7 +137,6 @@ func TestGeminiSession(t *testing.T) {
 		hostkit.Text("Done."), // the same task state a fourth time: let through
 	})
 
-
 	t.Run("session start", func(t *testing.T) {
 		if len(reqs) == 0 || !strings.Contains(reqs[0], "Earlier work on the parser") {
 			t.Errorf("the first model request does not carry the task summary")
