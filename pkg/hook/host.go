@@ -72,8 +72,8 @@ var geminiEvents = map[string]string{
 
 // detect recognises the host of an event that came without --host:
 //   - Gemini CLI by its own event names (BeforeTool, AfterTool, AfterAgent,
-//     …), or a SessionStart carrying "timestamp" (Claude Code's and Codex's
-//     have none);
+//     …), or a "timestamp" member (every Gemini event has one; Claude
+//     Code's and Codex's have none);
 //   - Codex CLI by "turn_id" (on every event but SessionStart), or the tool
 //     name apply_patch;
 //   - else Claude Code. A Codex SessionStart is taken for Claude Code's:
@@ -82,7 +82,7 @@ func detect(ev *Event) Host {
 	if _, ok := geminiEvents[ev.Name]; ok {
 		return HostGemini
 	}
-	if ev.Name == SessionStart && ev.HasTimestamp {
+	if ev.HasTimestamp {
 		return HostGemini
 	}
 	if ev.TurnID != "" || ev.Tool == "apply_patch" {
