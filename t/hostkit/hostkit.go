@@ -205,7 +205,8 @@ func Gemini(t testing.TB, script []Reply) *Server {
 }
 
 // Env returns os.Environ() without the variables of the given names (and
-// every MATRIXX_*, CLAUDE_*, CODEX_* and GEMINI_* variable), plus extra.
+// every MATRIXX_*, CLAUDE_*, CODEX_*, GEMINI_*, GOOGLE_*, OPENAI_*,
+// OPENCODE_* and XDG_* variable), plus extra.
 func Env(extra ...string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
@@ -213,7 +214,8 @@ func Env(extra ...string) []string {
 		switch {
 		case strings.HasPrefix(k, "MATRIXX_"), strings.HasPrefix(k, "CLAUDE_"), strings.HasPrefix(k, "CODEX_"),
 			strings.HasPrefix(k, "GEMINI_"), strings.HasPrefix(k, "GOOGLE_"), strings.HasPrefix(k, "OPENAI_"),
-			k == "HOME", k == "XDG_CONFIG_HOME", k == "OPENCODE_CONFIG_DIR", k == "PATH", k == "ULTRAWORK_TASK_LIST_ID":
+			strings.HasPrefix(k, "XDG_"), strings.HasPrefix(k, "OPENCODE_"),
+			k == "HOME", k == "XDG_CONFIG_HOME", k == "OPENCODE_CONFIG_DIR", k == "PATH", k == "PWD", k == "ULTRAWORK_TASK_LIST_ID", strings.HasPrefix(strings.ToLower(k), "npm_config_"):
 			continue
 		}
 		out = append(out, kv)
@@ -246,4 +248,46 @@ func TaskBySubject(t testing.TB, dir, subject, session string) string {
 	}
 	t.Fatalf("no task %q in %s", subject, dir)
 	return ""
+}
+
+// OpenAI starts a scripted server speaking OpenAI's chat completions API
+// (POST /v1/chat/completions, streamed), as OpenCode's openai-compatible
+// provider calls it: a tool step is a tool_calls delta (Args as its JSON
+// arguments), a text step a content delta. A request without tools (the
+// session title) is answered "Scripted session" without consuming a step
+// or being recorded.
+func OpenAI(t testing.TB, script []Reply) *Server {
+	return start(t, script, func(s *Server) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+				http.NotFound(w, r)
+				return
+			}
+			var req struct {
+				Tools []json.RawMessage `json:"tools"`
+			}
+			_ = json.Unmarshal(body, &req)
+			rep, i := Text("Scripted session"), -1
+			if len(req.Tools) > 0 {
+				i, rep = s.next(body)
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			chunk := func(delta map[string]any, finish any) {
+				j, _ := json.Marshal(map[string]any{"id": fmt.Sprintf("chatcmpl_%d", i), "object": "chat.completion.chunk", "created": 1, "model": "scripted",
+					"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
+				fmt.Fprintf(w, "data: %s\n\n", j)
+			}
+			if rep.Tool != "" {
+				args, _ := json.Marshal(rep.Args)
+				chunk(map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": fmt.Sprintf("call_%d", i), "type": "function",
+					"function": map[string]any{"name": rep.Tool, "arguments": string(args)}}}}, nil)
+				chunk(map[string]any{}, "tool_calls")
+			} else {
+				chunk(map[string]any{"role": "assistant", "content": rep.Text}, nil)
+				chunk(map[string]any{}, "stop")
+			}
+			fmt.Fprint(w, "data: [DONE]\n\n")
+		})
+	})
 }
