@@ -29,7 +29,7 @@ The answer is at most one JSON object on stdout, and the exit status is 0 (never
 
 -C DIR sets the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else the nearest ancestor of the event's cwd holding .matrixx/ or .git); every subcommand below takes it too.
 
-Set up Claude Code with "matrixx-hook install" (see "matrixx-hook install --help").
+Set up Claude Code with "matrixx-hook install" (see "matrixx-hook install --help"), Codex CLI with "matrixx-hook install --host codex", Gemini CLI with "matrixx-hook install --host gemini": install writes "matrixx-hook --host codex|gemini", which reads and answers that host's events (docs/hosts.md).
 
 Debug: MATRIXX_DEBUG=1 logs each decision on stderr; MATRIXX_HOOK_LOG=/path/file appends the same lines to a file (created mode 0600).`
 
