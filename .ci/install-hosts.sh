@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the agent CLIs the real-client tests drive (t/codex, t/gemini,
-# integrations/opencode) into .cache/hosts (gitignored), through npm only.
+# t/opencode) into .cache/hosts (gitignored), through npm only.
 # Versions are pinned: the tests script the model side of these exact
 # clients. Node >= 20 is needed; without npm this prints how to get it and
 # fails.
@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 
 CODEX=@openai/codex@0.171.0
 GEMINI=@google/gemini-cli@0.61.0
+# OpenCode and the plugin helper its plugins import (tool(), zod schemas).
+OPENCODE=opencode-ai@1.18.33
+OPENCODE_PLUGIN=@opencode-ai/plugin@1.18.33
 
 if ! command -v npm >/dev/null 2>&1; then
   echo "install-hosts: npm not found: install Node.js >= 20 (with npm), then run .ci/install-hosts.sh again" >&2
@@ -20,7 +23,7 @@ if [ "$major" -lt 20 ]; then
   exit 1
 fi
 mkdir -p .cache/hosts
-want="$CODEX $GEMINI"
+want="$CODEX $GEMINI $OPENCODE $OPENCODE_PLUGIN"
 have=""
 for p in $want; do
   name=${p%@*}; ver=${p##*@}

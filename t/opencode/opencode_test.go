@@ -1,8 +1,8 @@
-// Package opencode runs the OpenCode plugin's tests
-// (integrations/opencode/matrixx.test.mjs, node --test) against freshly
-// built binaries. They drive the plugin through OpenCode's plugin API (the
-// hooks and tools OpenCode calls, with its argument shapes), not through
-// the OpenCode CLI, which does not run offline (docs/hosts.md).
+// Package opencode proves the OpenCode plugin (integrations/opencode) two
+// ways: TestPlugin runs its node tests (matrixx.test.mjs, node --test)
+// through OpenCode's plugin API against freshly built binaries;
+// TestOpenCodeCLI runs the real OpenCode CLI with the plugin installed
+// (docs/hosts.md).
 package opencode
 
 import (
