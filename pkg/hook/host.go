@@ -72,8 +72,10 @@ var geminiEvents = map[string]string{
 
 // detect recognises the host of an event that came without --host:
 //   - Gemini CLI by its own event names (BeforeTool, AfterTool, AfterAgent,
-//     …), or a "timestamp" member (every Gemini event has one; Claude
-//     Code's and Codex's have none);
+//     …), or a SessionStart or SessionEnd with a "timestamp" member (every
+//     Gemini event has one, Claude Code's and Codex's have none; the rule
+//     is kept to the events whose answers are the same on every host, so
+//     a timestamp a future Claude Code adds cannot change a deny's shape);
 //   - Codex CLI by "turn_id" (on every event but SessionStart), or the tool
 //     name apply_patch;
 //   - else Claude Code. A Codex SessionStart is taken for Claude Code's:
@@ -82,7 +84,7 @@ func detect(ev *Event) Host {
 	if _, ok := geminiEvents[ev.Name]; ok {
 		return HostGemini
 	}
-	if ev.HasTimestamp {
+	if ev.HasTimestamp && (ev.Name == SessionStart || ev.Name == "SessionEnd") {
 		return HostGemini
 	}
 	if ev.TurnID != "" || ev.Tool == "apply_patch" {
