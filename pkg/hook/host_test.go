@@ -235,3 +235,13 @@ func TestIsOursHostFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestNotepadSubcommandGemini: `matrixx-hook notepad` reads a Gemini
+// AfterTool as a PostToolUse too.
+func TestNotepadSubcommandGemini(t *testing.T) {
+	ev := `{"session_id":"s","cwd":"/p","hook_event_name":"AfterTool","timestamp":"x","tool_name":"run_shell_command","tool_input":{"command":"ls"},"tool_response":{"llmContent":"a","returnDisplay":"a"}}`
+	_, log := run(t, Notepad, nil, strings.NewReader(ev), "MATRIXX_DEBUG", "1")
+	if strings.Contains(log, "not a PostToolUse event") || !strings.Contains(log, "not a task-create/task-update call") {
+		t.Errorf("log:\n%s", log)
+	}
+}
