@@ -148,6 +148,7 @@ trust_level = "trusted"
 }
 
 func TestCodexSession(t *testing.T) {
+	t.Parallel()
 	p := setup(t)
 	proj, env, earlier, taskFile, before := p.proj, p.env, p.earlier, p.taskFile, p.before
 	reqs, session := p.exec(t, []hostkit.Reply{
@@ -222,6 +223,7 @@ func TestCodexSession(t *testing.T) {
 // blocks in one turn; Codex CLI has no cap of its own and would loop for
 // ever.
 func TestCodexTurnCap(t *testing.T) {
+	t.Parallel()
 	p := setup(t)
 	create := func(i int) hostkit.Reply {
 		return hostkit.Call("exec_command", map[string]any{"cmd": fmt.Sprintf(`printf '%%s' '{"subject":"Loop %d"}' | task-create`, i)})

@@ -123,6 +123,7 @@ func (p *project) exec(t *testing.T, script []hostkit.Reply) ([]string, string) 
 }
 
 func TestGeminiSession(t *testing.T) {
+	t.Parallel()
 	p := setup(t)
 	proj, earlier, taskFile, before := p.proj, p.earlier, p.taskFile, p.before
 	reqs, session := p.exec(t, []hostkit.Reply{
@@ -196,6 +197,7 @@ func TestGeminiSession(t *testing.T) {
 // MaxTurnBlocks (8) blocks of one prompt; Gemini CLI resets
 // stop_hook_active after a tool call and would loop for ever.
 func TestGeminiTurnCap(t *testing.T) {
+	t.Parallel()
 	p := setup(t)
 	create := func(i int) hostkit.Reply {
 		return hostkit.Call("run_shell_command", map[string]any{"command": fmt.Sprintf(`printf '%%s' '{"subject":"Loop %d"}' | task-create`, i), "description": "scripted"})

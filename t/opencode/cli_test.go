@@ -47,9 +47,6 @@ func TestOpenCodeCLI(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(proj, ".opencode", "plugin", "matrixx.js"), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(filepath.Join(hostkit.RepoRoot(), ".cache", "hosts", "node_modules"), filepath.Join(proj, ".opencode", "node_modules")); err != nil {
-		t.Fatal(err)
-	}
 	// OpenCode installs @opencode-ai/plugin into .opencode/ with npm when
 	// it starts: offline, from the npm cache that .ci/install-hosts.sh
 	// filled. It takes its directory from $PWD.
@@ -90,7 +87,7 @@ func TestOpenCodeCLI(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(proj, "opencode.json"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, opencode, "run", "--model", "mock/m1", "Run the scripted steps.")
 	cmd.Dir, cmd.Env = proj, env
