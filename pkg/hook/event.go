@@ -53,6 +53,18 @@ type Event struct {
 	Response ToolResponse
 	// Problems lists fields that had an unexpected type; they were ignored.
 	Problems []string
+
+	// TurnID is Codex CLI's turn_id; HasTimestamp is set when the event
+	// has a "timestamp" member (Gemini CLI's events do); Prompt is the
+	// prompt of Gemini CLI's AfterAgent (the user turn being answered).
+	TurnID       string
+	HasTimestamp bool
+	Prompt       string
+	// Host is the host the event came from (set by normalise); HostName
+	// and HostTool keep the host's own event and tool names where
+	// normalise mapped them onto Claude Code's.
+	Host               Host
+	HostName, HostTool string
 }
 
 // ToolInput is the useful part of tool_input: Bash's command and every
@@ -79,6 +91,9 @@ type ToolInput struct {
 type ToolResponse struct {
 	Stdout string
 	Text   []string
+	// Display and LLM are Gemini CLI's returnDisplay and llmContent when
+	// they are strings.
+	Display, LLM string
 }
 
 // maxDepth bounds the nesting the decoder follows inside tool_input; deeper
@@ -176,6 +191,13 @@ func (d *decoder) member(name string) error {
 		return d.str(name, &ev.AgentType)
 	case "last_assistant_message":
 		return d.str(name, &ev.LastMessage)
+	case "turn_id":
+		return d.str(name, &ev.TurnID)
+	case "prompt":
+		return d.str(name, &ev.Prompt)
+	case "timestamp":
+		ev.HasTimestamp = true
+		return d.dec.SkipValue()
 	case "stop_hook_active":
 		if k := d.dec.PeekKind(); k != 't' && k != 'f' {
 			return d.skip(name, "a boolean")
@@ -498,6 +520,16 @@ func (d *decoder) response() error {
 			case name == "content" && d.dec.PeekKind() == '[':
 				if err := d.blocks(); err != nil {
 					return err
+				}
+			case (name == "returnDisplay" || name == "llmContent") && d.dec.PeekKind() == '"':
+				tok, err := d.dec.ReadToken()
+				if err != nil {
+					return err
+				}
+				if name == "returnDisplay" {
+					d.ev.Response.Display = tok.String()
+				} else {
+					d.ev.Response.LLM = tok.String()
 				}
 			default:
 				if err := d.dec.SkipValue(); err != nil {

@@ -71,6 +71,11 @@ func (r *Runner) preToolUse(ev *Event, sc *scan) any {
 		return deny(reason)
 	}
 	r.log.Printf(NameGuard, "allow: %s", describe(req, d))
+	if !cut {
+		if a := r.geminiStamp(ev); a != nil {
+			return a
+		}
+	}
 	return nil
 }
 
@@ -100,7 +105,9 @@ func trimCut(req *guard.Request) bool {
 // writes; the guard only cares about its reads of .matrixx/plans.
 func readOnlyTool(name string) bool {
 	switch name {
-	case "Read", "Glob", "Grep", "LS":
+	case "Read", "Glob", "Grep", "LS",
+		// Gemini CLI's
+		"read_file", "read_many_files", "glob", "list_directory", "search_file_content", "grep_search":
 		return true
 	}
 	return false
