@@ -97,7 +97,8 @@ func wrapperName(name string) bool {
 // arguments may name the stores freely (they are the sanctioned way in).
 func ownBinary(name string) bool {
 	switch name {
-	case "task-create", "task-get", "task-list", "task-update", "task-cleanup", "plan", "matrixx-hook":
+	case "task-create", "task-get", "task-list", "task-update", "task-cleanup", "task-claim",
+		"task-doctor", "task-sync", "plan", "matrixx", "matrixx-hook", "matrixx-mcp":
 		return true
 	}
 	return false
@@ -219,11 +220,18 @@ func (s *shell) call(argv []string, in input) {
 		known = true
 	case "export", "declare", "local", "readonly", "typeset":
 		ref := false
+		exp := name == "export"
 		for _, a := range args {
 			if strings.HasPrefix(a, "-") && strings.IndexByte(a, 'n') > 0 {
 				ref = true
 			}
+			if strings.HasPrefix(a, "-") && strings.IndexByte(a, 'x') > 0 {
+				exp = true
+			}
 			k, v, ok := strings.Cut(a, "=")
+			if exp && k != "" && k[0] != '-' {
+				s.e.export(k)
+			}
 			switch {
 			case !ok || k == "" || k[0] == '-':
 			case ref:
@@ -716,6 +724,9 @@ func (s *shell) setPositional(args []string) {
 			s.setPos(args[i+1:])
 			return
 		case len(a) > 1 && (a[0] == '-' || a[0] == '+'):
+			if a[0] == '-' && (strings.IndexByte(a, 'a') > 0 || strings.IndexByte(a, 'o') > 0 && i+1 < len(args) && args[i+1] == "allexport") {
+				s.e.allExport = true // set -a: every variable set is exported
+			}
 			if strings.IndexByte(a, 'o') >= 0 && i+1 < len(args) {
 				if v, ok := zshGlobDots(args[i+1]); ok {
 					s.dotglob = v == (a[0] == '-')

@@ -296,12 +296,12 @@ EOF
 		{cmd: `python3 -c "import json; print(json.load(open('.matrixx/tasks/T-1.json'))['status'])"`},
 		{cmd: `node -e "console.log(require('./.matrixx/tasks/T-1.json').status)"`},
 		{cmd: `ruby -e 'puts File.read(".matrixx/plans/p.md")'`},
-		{cmd: `perl -ne 'print if /pending/' .matrixx/tasks/T-1.json`},
+		{cmd: `perl -ne 'print if /pending/' .matrixx/tasks/T-1.json`, deny: true, want: "is handed"}, // an interpreter handed a store path, whatever its code
 		{cmd: `awk '{print $1}' .matrixx/tasks/T-1.json`},
 		{cmd: `awk '$2 > 0' .matrixx/tasks/T-1.json`},
-		{cmd: `python3 -m json.tool .matrixx/tasks/T-1.json`},
+		{cmd: `python3 -m json.tool .matrixx/tasks/T-1.json`, deny: true, want: "is handed"}, // an interpreter handed a store path, whatever its code
 		{cmd: `python3 -c "import json; d=json.load(open('.matrixx/tasks/T-1.json')); print(d['a'], d['x'])"`},
-		{cmd: `perl -ne 'print "> $_"' .matrixx/tasks/T-1.json`},
+		{cmd: `perl -ne 'print "> $_"' .matrixx/tasks/T-1.json`, deny: true, want: "is handed"}, // an interpreter handed a store path, whatever its code
 		{cmd: `bash <(echo 'echo hi')`},
 		{cmd: `rm -rf ./.cache ./.[!m]*`},
 		{cmd: `python3 -c "open('out.txt','w').write('x')"`},
@@ -576,7 +576,7 @@ EOF`},
 		{cmd: `git clone https://example.com/x.git /tmp/x`},
 		{cmd: `perl -e 'open(my $f, q(>), q(.matrixx/tasks/T-1.json)); print $f "{}"'`, deny: true},
 		{cmd: `perl -e 'open(my $f, qq{>>}, ".matrixx/plans/p.md")'`, deny: true},
-		{cmd: `perl -ne 'print if /x/' .matrixx/plans/p.md`},
+		{cmd: `perl -ne 'print if /x/' .matrixx/plans/p.md`, deny: true, want: "is handed"}, // an interpreter handed a store path, whatever its code
 
 		// Tester's report: making a store directory, adding permissions,
 		// find's pruned paths in a pipe, rsync --delete into a store.

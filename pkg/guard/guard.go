@@ -159,8 +159,16 @@ type env struct {
 	funcs   map[string]*syntax.Stmt
 	aliases map[string]string
 	refs    map[string]string // namerefs: declare -n r=x
-	calls   int               // nesting of function and alias calls being analysed
-	misread int               // comments re-read as code (misreadComments)
+	// exported names the variables the command put in the environment
+	// of what it runs (FOO=x cmd, export, declare -x); allExport is set
+	// by set -a. Kept for the whole command (the safe side).
+	exported map[string]bool
+	// opened is a guarded file the command opened for reading (<, <>):
+	// a write to /dev/stdin or /dev/fd/N may reach it.
+	opened    string
+	allExport bool
+	calls     int // nesting of function and alias calls being analysed
+	misread   int // comments re-read as code (misreadComments)
 	// steps and spent count the work done (statements, commands and
 	// words; bytes of expanded values, directories and parsed scripts).
 	// Past maxSteps or maxBytes the analysis stops (over) and the raw
@@ -249,6 +257,14 @@ func commandLine(cmd string, args []string) string {
 		b.WriteString(q)
 	}
 	return b.String()
+}
+
+// export records a variable put in the environment.
+func (e *env) export(name string) {
+	if e.exported == nil {
+		e.exported = make(map[string]bool)
+	}
+	e.exported[name] = true
 }
 
 func deny(reason, rule string) Decision {

@@ -9,6 +9,20 @@ import (
 // redirs checks a statement's redirections: every output redirection is
 // a write of its target. It returns the statement's stdin.
 func (s *shell) redirs(rs []*syntax.Redirect, in input) input {
+	// A file opened for reading (N< FILE, N<> FILE) can be written again
+	// through /dev/stdin, /dev/fd/N or /proc/self/fd/N: remember a
+	// guarded one, for every redirection of the statement and what
+	// follows (exec 3< FILE keeps it open).
+	for _, r := range rs {
+		if r.Op != syntax.RdrIn && r.Op != syntax.RdrInOut || r.Word == nil || len(r.Word.Parts) == 1 && isProcSubst(r.Word.Parts[0]) {
+			continue
+		}
+		for _, v := range s.fields(r.Word) {
+			if loc := s.e.locate(s.cwd, v, false); loc.st != outside && !wholeOnly(loc.st) {
+				s.e.opened = v
+			}
+		}
+	}
 	for _, r := range rs {
 		if s.denied() {
 			return in
@@ -40,6 +54,9 @@ func (s *shell) redirs(rs []*syntax.Redirect, in input) input {
 			for _, v := range s.fields(r.Word) {
 				if p, ok := s.guardedLex(v); ok {
 					in.paths = append(in.paths, p)
+					in.from = p
+				} else if loc := s.e.locate(s.cwd, v, false); loc.st != outside {
+					in.from = v
 				}
 			}
 		case syntax.Hdoc, syntax.DashHdoc:
@@ -51,6 +68,26 @@ func (s *shell) redirs(rs []*syntax.Redirect, in input) input {
 		}
 	}
 	return in
+}
+
+func isProcSubst(p syntax.WordPart) bool {
+	_, ok := p.(*syntax.ProcSubst)
+	return ok
+}
+
+// fdPath reports whether a cleaned path names an open file descriptor:
+// /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/N, /proc/PID/fd/N (and
+// /proc/self/fd, /proc/thread-self/fd).
+func fdPath(p string) bool {
+	switch {
+	case p == "/dev/stdin" || p == "/dev/stdout" || p == "/dev/stderr" || strings.HasPrefix(p, "/dev/fd/"):
+		return true
+	case strings.HasPrefix(p, "/proc/"):
+		rest := p[len("/proc/"):]
+		_, after, ok := strings.Cut(rest, "/")
+		return ok && (strings.HasPrefix(after, "fd/") || after == "fd" || strings.HasPrefix(after, "task/"))
+	}
+	return false
 }
 
 func redirLabel(op syntax.RedirOperator) string {

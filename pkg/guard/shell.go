@@ -39,6 +39,7 @@ type input struct {
 	text  string   // the text, when known (here-document, here-string, echo in a pipe)
 	known bool     // text is the whole of stdin
 	paths []string // guarded paths named upstream (ls .matrixx/tasks | xargs rm)
+	from  string   // the guarded file stdin is redirected from (< .matrixx/tasks/T-1.json)
 }
 
 // shell is the analysis state of one shell scope: a subshell, a pipeline
@@ -495,12 +496,17 @@ func (s *shell) stmt(st *syntax.Stmt, in input) {
 		s.addMentions(c2.mentions)
 	case *syntax.DeclClause:
 		ref := false // declare -n r=x: r names x
+		exp := c.Variant != nil && c.Variant.Value == "export"
 		for _, a := range c.Args {
 			if a.Naked && a.Name == nil && a.Value != nil {
-				if f := s.fields(a.Value); len(f) == 1 && strings.HasPrefix(f[0], "-") && strings.IndexByte(f[0], 'n') > 0 {
-					ref = true
+				if f := s.fields(a.Value); len(f) == 1 && strings.HasPrefix(f[0], "-") {
+					ref = ref || strings.IndexByte(f[0], 'n') > 0
+					exp = exp || strings.IndexByte(f[0], 'x') > 0
 				}
 				continue
+			}
+			if exp && a.Name != nil {
+				s.e.export(a.Name.Value)
 			}
 			if a.Naked {
 				continue
@@ -568,6 +574,9 @@ func (s *shell) callExpr(c *syntax.CallExpr, in input) {
 	dotglob := s.dotglob
 	for _, a := range c.Assigns {
 		s.assign(a)
+		if a.Name != nil {
+			s.e.export(a.Name.Value)
+		}
 	}
 	s.dotglob = dotglob
 	argv := make([]string, 0, len(c.Args)+2)
@@ -609,6 +618,12 @@ func (s *shell) writeLoc(p, cmd string, rootToo, nofollow bool) {
 		return
 	}
 	s.globs()
+	if s.e.opened != "" {
+		if fp := cleanPath(joinPath(s.cwd, slashes(strings.ReplaceAll(p, string(unknown), "x")))); fdPath(fp) {
+			s.refuse(writeReason("Bash ("+cmd+" through "+fp+")", s.e.classify(cleanPath(joinPath(s.cwd, slashes(s.e.opened)))), s.e.opened, ""), "bash:"+cmd+" reopen")
+			return
+		}
+	}
 	loc := s.e.locate(s.cwd, p, nofollow)
 	if loc.st == outside || (wholeOnly(loc.st) && !rootToo) {
 		return

@@ -105,6 +105,9 @@ func toolKind(name string, hasCommand bool) kind {
 	}
 	t := name
 	mcp := strings.HasPrefix(name, "mcp__")
+	if ownServer(name) {
+		return kindNone
+	}
 	if mcp {
 		if i := strings.LastIndex(name, "__"); i > len("mcp_") {
 			t = name[i+2:]
@@ -150,6 +153,18 @@ func hasWord(t string, words ...string) bool {
 		}
 	}
 	return false
+}
+
+// ownServer reports whether name is a tool of our own MCP server
+// (matrixx-mcp, registered as server "matrixx": mcp__matrixx__<tool>): its
+// tools change the stores only through the same code as the binaries.
+func ownServer(name string) bool {
+	rest, ok := strings.CutPrefix(name, "mcp__")
+	if !ok {
+		return false
+	}
+	server, tool, ok := strings.Cut(rest, "__")
+	return ok && tool != "" && strings.EqualFold(server, "matrixx")
 }
 
 // ownTool reports whether t is one of our task or plan tools (served over
