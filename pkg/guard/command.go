@@ -128,6 +128,28 @@ func (s *shell) call(argv []string, in input) {
 	if name != "find" { // find's output is judged by what its expression selects
 		s.mention(args)
 	}
+	s.dataCode(args)
+	if len(args) > 0 {
+		defer s.set("_", args[len(args)-1:]) // $_: the last argument
+	}
+	if f, ok := s.e.hashed[name]; ok && !strings.ContainsAny(argv[0], `/\`) {
+		// hash -p PATH NAME: NAME runs PATH.
+		if t := cmdName(f); t != "" && t != name {
+			s.call(append([]string{f}, args...), in)
+			return
+		}
+	}
+	if s.e.madeProg(s, argv[0]) {
+		// A program the command itself wrote (cat /bin/rm > x, dd of=x,
+		// printf … > x): what it does is not known.
+		for _, a := range args {
+			s.globs()
+			if loc := s.e.locate(s.cwd, a, false); loc.st != outside {
+				s.refuse(handedReason("Bash ("+argv[0]+", a program the command wrote)", loc.st, a, loc.resolved), "bash:made program")
+				return
+			}
+		}
+	}
 	known := false // whether the command's output is known (emit)
 	switch name {
 	case "echo":
@@ -172,6 +194,19 @@ func (s *shell) call(argv []string, in input) {
 			known = true
 		}
 	case "true", ":", "false", "test", "[", "exit", "return", "wait", "sleep":
+		known = true
+	case "hash":
+		for i := 0; i+2 < len(args); i++ {
+			if args[i] == "-p" {
+				if s.e.hashed == nil {
+					s.e.hashed = make(map[string]string)
+				}
+				for _, n := range args[i+2:] {
+					s.e.hashed[strings.ToLower(n)] = args[i+1]
+				}
+				break
+			}
+		}
 		known = true
 	case "shopt":
 		s.shopt(args)
@@ -265,6 +300,8 @@ func (s *shell) call(argv []string, in input) {
 		if len(args) > 0 {
 			if text, ok := s.e.fds[args[0]]; ok { // source <(echo …)
 				s.evalScript(text, args)
+			} else if stdinFile(args[0]) && in.known {
+				s.evalScript(in.text, args)
 			}
 		}
 	case "eval":
@@ -483,6 +520,24 @@ func (s *shell) cd(name string, args []string) {
 	}
 	s.setAlts(s.dirsOf(bases, dir, more))
 	s.cwd = cleanPath(joinPath(s.cwd, slashes(s.tilde(dir))))
+	// CDPATH set in the command: a relative name may be found in any of
+	// its directories; one in a store is taken (the safe side).
+	if cdp, ok := s.vars["CDPATH"]; ok && !isAbs(slashes(dir)) && dir != "." && dir != ".." &&
+		!strings.HasPrefix(dir, "./") && !strings.HasPrefix(dir, "../") {
+		for _, v := range cdp {
+			for base := range strings.SplitSeq(v, ":") {
+				if base == "" || strings.IndexByte(base, unknown) >= 0 {
+					continue
+				}
+				c := cleanPath(joinPath(cleanPath(joinPath(bases[0], slashes(s.tilde(base)))), slashes(dir)))
+				s.globs()
+				if s.e.classify(c) != outside {
+					s.cwd = c
+					return
+				}
+			}
+		}
+	}
 }
 
 // dirsOf are the directories other than the first that a cd (or git -C)
@@ -619,8 +674,16 @@ loop:
 	case len(ops) > 0:
 		if text, ok := s.e.fds[ops[0]]; ok { // bash <(echo …)
 			s.script(text, ops)
+		} else if stdinFile(ops[0]) && in.known { // bash /dev/stdin <<< …
+			s.script(in.text, ops)
 		}
 	}
+}
+
+// stdinFile reports whether a script path names the standard input:
+// /dev/stdin, /dev/fd/0, /proc/self/fd/0.
+func stdinFile(p string) bool {
+	return fdPath(cleanPath(slashes(p))) == "0"
 }
 
 // watch analyses watch's command (a shell string unless -x).

@@ -163,9 +163,17 @@ type env struct {
 	// of what it runs (FOO=x cmd, export, declare -x); allExport is set
 	// by set -a. Kept for the whole command (the safe side).
 	exported map[string]bool
-	// opened is a guarded file the command opened for reading (<, <>):
-	// a write to /dev/stdin or /dev/fd/N may reach it.
-	opened    string
+	// opened maps a file descriptor ("0", "3") to the guarded file the
+	// command opened on it for reading (<, 3<): a write to /dev/stdin,
+	// /dev/fd/3 or /proc/self/fd/3 reaches that file.
+	opened map[string]string
+	// hashed holds hash -p PATH NAME: NAME runs PATH.
+	hashed map[string]string
+	// made holds the files the command wrote by a redirection, dd or
+	// tee (cleaned paths), codes the interpreter code that writes: run
+	// as a program, such a file's code is not known.
+	made      map[string]bool
+	codes     []string
 	allExport bool
 	calls     int // nesting of function and alias calls being analysed
 	misread   int // comments re-read as code (misreadComments)
@@ -257,6 +265,37 @@ func commandLine(cmd string, args []string) string {
 		b.WriteString(q)
 	}
 	return b.String()
+}
+
+// madeProg reports whether the program argv0 (run from s) is a file the
+// command wrote (made), or one named in interpreter code that writes.
+func (e *env) madeProg(s *shell, argv0 string) bool {
+	if len(e.made) == 0 && len(e.codes) == 0 || argv0 == "" {
+		return false
+	}
+	var cands []string
+	if strings.ContainsAny(argv0, `/\`) {
+		cands = append(cands, cleanPath(joinPath(s.cwd, slashes(argv0))))
+	} else if vals, ok := s.vars["PATH"]; ok {
+		for _, pv := range vals {
+			for dir := range strings.SplitSeq(pv, ":") {
+				if dir != "" && strings.IndexByte(dir, unknown) < 0 {
+					cands = append(cands, cleanPath(joinPath(s.cwd, slashes(dir)))+"/"+argv0)
+				}
+			}
+		}
+	}
+	for _, c := range cands {
+		if e.made[c] {
+			return true
+		}
+		for _, code := range e.codes {
+			if strings.Contains(code, c) || strings.Contains(code, argv0) && strings.ContainsAny(argv0, "/") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // export records a variable put in the environment.

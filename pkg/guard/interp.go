@@ -56,7 +56,10 @@ type program struct {
 func (s *shell) interp(family, name string, args []string, in input) {
 	p := parseProgram(family, args, in)
 	if !p.known && p.script != "" {
-		p.code, p.known = s.e.fds[p.script] // python3 <(echo …)
+		p.code, p.known = s.e.fds[p.script]  // python3 <(echo …)
+		if !p.known && stdinFile(p.script) { // python3 /dev/stdin <<< …
+			p.code, p.known = in.text, in.known
+		}
 	}
 	if p.inplace {
 		for _, a := range p.args {
@@ -82,6 +85,9 @@ func (s *shell) interp(family, name string, args []string, in input) {
 	}
 	if !p.known || !writeIntent(p.code, family == "awk") {
 		return
+	}
+	if len(s.e.codes) < maxFields && len(p.code) <= maxOut {
+		s.e.codes = append(s.e.codes, p.code)
 	}
 	via := "Bash (" + name + " code that writes)"
 	if hit := stdinStore(in); hit != "" {
@@ -183,7 +189,7 @@ func stdinStore(in input) string {
 func (s *shell) stdinReopen(name, code string, in input) bool {
 	from := in.from
 	if from == "" {
-		from = s.e.opened
+		from = s.e.openedOn("*")
 	}
 	if from == "" || !writeIntent(code, false) {
 		return false
@@ -196,6 +202,20 @@ func (s *shell) stdinReopen(name, code string, in input) bool {
 		}
 	}
 	return false
+}
+
+// openedOn is the guarded file open on descriptor fd ("*": on any).
+func (e *env) openedOn(fd string) string {
+	if fd != "*" {
+		return e.opened[fd]
+	}
+	best := ""
+	for k := range e.opened {
+		if best == "" || k < best {
+			best = k
+		}
+	}
+	return e.opened[best]
 }
 
 // parseProgram reads an interpreter's command line.
@@ -544,10 +564,15 @@ func writeIntent(code string, awk bool) bool {
 		"put_contents", "os.replace", "system", "subprocess", "popen", "spawn", "exec", "shutil",
 		"fileutils", "delete", "to_csv", "to_json", "save", "set-content", "add-content", "out-file",
 		"remove-item", "move-item", "copy-item", "new-item", "clear-content", "sed -i", "tee ",
+		"o_wronly", "o_rdwr", "o_trunc", "o_creat", "o_append", "extract", "cpsync", "fs.cp", "sysopen",
+		"ftruncate", "mmap", "dump(", "tofile", "savetxt", "unpack_archive", "utime",
 	} {
 		if strings.Contains(low, w) {
 			return true
 		}
+	}
+	if strings.Contains(low, ".replace(") && strings.Contains(low, "path") {
+		return true // pathlib's Path.replace(target) renames onto target
 	}
 	return writeMode(low)
 }

@@ -14,6 +14,16 @@ import (
 // of a command that writes: sed, tee, cp, mv, rm, python, …). hit is the
 // guarded path as found in the text.
 func (e *env) suspicious(cmd string) (hit string, ok bool) {
+	// Quotes inside a word do not change the path the shell sees
+	// (.matrixx/ta''sks): drop them before looking for one.
+	if strings.ContainsAny(cmd, `'"`) {
+		cmd = strings.Map(func(r rune) rune {
+			if r == '\'' || r == '"' {
+				return -1
+			}
+			return r
+		}, cmd)
+	}
 	low := normText(cmd)
 	hit = mentioned(low, e.extra)
 	if hit == "" {

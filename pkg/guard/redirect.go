@@ -17,9 +17,16 @@ func (s *shell) redirs(rs []*syntax.Redirect, in input) input {
 		if r.Op != syntax.RdrIn && r.Op != syntax.RdrInOut || r.Word == nil || len(r.Word.Parts) == 1 && isProcSubst(r.Word.Parts[0]) {
 			continue
 		}
+		fd := "0"
+		if r.N != nil {
+			fd = r.N.Value
+		}
 		for _, v := range s.fields(r.Word) {
 			if loc := s.e.locate(s.cwd, v, false); loc.st != outside && !wholeOnly(loc.st) {
-				s.e.opened = v
+				if s.e.opened == nil {
+					s.e.opened = make(map[string]string)
+				}
+				s.e.opened[fd] = v
 			}
 		}
 	}
@@ -75,19 +82,42 @@ func isProcSubst(p syntax.WordPart) bool {
 	return ok
 }
 
-// fdPath reports whether a cleaned path names an open file descriptor:
-// /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/N, /proc/PID/fd/N (and
-// /proc/self/fd, /proc/thread-self/fd).
-func fdPath(p string) bool {
-	switch {
-	case p == "/dev/stdin" || p == "/dev/stdout" || p == "/dev/stderr" || strings.HasPrefix(p, "/dev/fd/"):
-		return true
-	case strings.HasPrefix(p, "/proc/"):
-		rest := p[len("/proc/"):]
-		_, after, ok := strings.Cut(rest, "/")
-		return ok && (strings.HasPrefix(after, "fd/") || after == "fd" || strings.HasPrefix(after, "task/"))
+// fdPath returns the file descriptor a cleaned path opens again:
+// /dev/stdin (0), /dev/stdout (1), /dev/stderr (2), /dev/fd/N,
+// /proc/PID/fd/N (and /proc/self/fd, /proc/thread-self/fd); "*" when
+// the number is not known; "" for another path.
+func fdPath(p string) string {
+	switch p {
+	case "/dev/stdin":
+		return "0"
+	case "/dev/stdout":
+		return "1"
+	case "/dev/stderr":
+		return "2"
 	}
-	return false
+	if n, ok := strings.CutPrefix(p, "/dev/fd/"); ok {
+		return fdNum(n)
+	}
+	if rest, ok := strings.CutPrefix(p, "/proc/"); ok {
+		_, after, ok := strings.Cut(rest, "/")
+		if !ok {
+			return ""
+		}
+		if n, ok := strings.CutPrefix(after, "fd/"); ok {
+			return fdNum(n)
+		}
+		if strings.HasPrefix(after, "task/") {
+			return "*"
+		}
+	}
+	return ""
+}
+
+func fdNum(n string) string {
+	if n == "" || strings.Trim(n, "0123456789") != "" {
+		return "*"
+	}
+	return strings.TrimLeft(n[:len(n)-1], "0") + n[len(n)-1:]
 }
 
 func redirLabel(op syntax.RedirOperator) string {

@@ -618,10 +618,20 @@ func (s *shell) writeLoc(p, cmd string, rootToo, nofollow bool) {
 		return
 	}
 	s.globs()
-	if s.e.opened != "" {
-		if fp := cleanPath(joinPath(s.cwd, slashes(strings.ReplaceAll(p, string(unknown), "x")))); fdPath(fp) {
-			s.refuse(writeReason("Bash ("+cmd+" through "+fp+")", s.e.classify(cleanPath(joinPath(s.cwd, slashes(s.e.opened)))), s.e.opened, ""), "bash:"+cmd+" reopen")
-			return
+	if len(s.e.opened) > 0 {
+		if fd := fdPath(cleanPath(joinPath(s.cwd, slashes(strings.ReplaceAll(p, string(unknown), "x"))))); fd != "" {
+			if f := s.e.openedOn(fd); f != "" {
+				s.refuse(writeReason("Bash ("+cmd+" through "+p+", opened on "+f+")", s.e.classify(cleanPath(joinPath(s.cwd, slashes(f)))), f, ""), "bash:"+cmd+" reopen")
+				return
+			}
+		}
+	}
+	if strings.HasPrefix(cmd, "redirection") || cmd == "dd of=" || cmd == "tee" || cmd == "sponge" {
+		if s.e.made == nil {
+			s.e.made = make(map[string]bool)
+		}
+		if len(s.e.made) < maxFields {
+			s.e.made[cleanPath(joinPath(s.cwd, slashes(p)))] = true
 		}
 	}
 	loc := s.e.locate(s.cwd, p, nofollow)

@@ -3,6 +3,7 @@ package guard
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -25,6 +26,7 @@ func (s *shell) assign(a *syntax.Assign) {
 		}
 	case a.Value != nil:
 		vals = s.quotedFields(a.Value)
+		s.dataCode(vals)
 	default:
 		vals = []string{""}
 	}
@@ -89,6 +91,8 @@ func (s *shell) lookup(name string) ([]string, bool) {
 		if s.oldpwd != "" {
 			return []string{s.oldpwd}, true
 		}
+	case "IFS":
+		return []string{" \t\n"}, true // bash's default
 	case "USER", "LOGNAME", "UID", "EUID":
 		return []string{selfUser}, true
 	case "@", "*":
@@ -110,4 +114,20 @@ func (s *shell) positional() []string {
 		return s.pos[1:]
 	}
 	return nil
+}
+
+// dataCode analyses text that holds command substitutions in quotes
+// ('$(rm …)', '`rm …`') as the code it becomes when bash evaluates the
+// text again: PS4 with set -x, ${x@P}, arithmetic on 'a[$(…)]', eval.
+// Only when the command names .matrixx (taint): such text elsewhere
+// cannot name a store.
+func (s *shell) dataCode(vals []string) {
+	if !s.e.taint {
+		return
+	}
+	for _, v := range vals {
+		if strings.Contains(v, "$(") || strings.IndexByte(v, '`') >= 0 {
+			s.script(": "+v, s.pos)
+		}
+	}
 }
