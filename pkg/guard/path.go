@@ -369,6 +369,17 @@ func resolve(p string) string {
 			}
 			return filepath.ToSlash(r)
 		}
+		// A dangling link (its target does not exist yet: a write
+		// through it creates the target) is followed by hand.
+		if fi, err := os.Lstat(native); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			if t, err := os.Readlink(native); err == nil && t != "" {
+				if !filepath.IsAbs(t) {
+					t = filepath.Join(filepath.Dir(native), t)
+				}
+				native = filepath.Clean(t)
+				continue
+			}
+		}
 		i := strings.LastIndexByte(native, filepath.Separator)
 		if i <= 0 {
 			return ""

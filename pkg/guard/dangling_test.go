@@ -1,0 +1,68 @@
+package guard
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestDanglingLinks: a write through a link whose target does not exist
+// yet creates the target; a link pointing into a store (made in an
+// earlier call, or committed to the repository) or onto a config file
+// that is written next is seen through. Removing the link itself, and
+// links that lead elsewhere, pass.
+func TestDanglingLinks(t *testing.T) {
+	proj := project(t, "")
+	for link, target := range map[string]string{
+		"newtask":  ".matrixx/tasks/T-new.json",
+		"plannew":  ".matrixx/plans/new.md",
+		"cfg":      ".matrixx/matrixx.json", // the project has matrixx.jsonc only
+		"chain":    "newtask2",
+		"newtask2": "./.matrixx/tasks/T-chain.json",
+		"absplan":  filepath.Join(proj, ".matrixx/plans/abs.md"),
+		"docs-out": "/nonexistent-guard-test/out.md",
+		"src/up":   "../.matrixx/tasks/T-up.json",
+	} {
+		if err := os.Symlink(target, filepath.Join(proj, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		cmd  string
+		deny bool
+	}{
+		{`echo '{}' > newtask`, true},
+		{`cp /tmp/t.json newtask`, true},
+		{`tee plannew <<< x`, true},
+		{`echo '{"disabled_hooks":["task-edit-guard"]}' > cfg`, true},
+		{`printf x >> chain`, true},
+		{`touch absplan`, true},
+		{`cd src && echo x > up`, true},
+		{`sed -i s/a/b/ newtask`, true},
+		{`rm newtask`, false}, // rm removes the link itself
+		{`ls -l newtask plannew`, false},
+		{`echo hi > docs-out`, false},
+		{`echo hi > notes.md`, false},
+	} {
+		d := check(Request{Tool: "Bash", Cwd: proj, Command: c.cmd})
+		if d.Deny != c.deny {
+			t.Errorf("%q: deny = %v, want %v (%s)", c.cmd, d.Deny, c.deny, d.Reason)
+		}
+	}
+	for _, c := range []struct {
+		tool, path string
+		deny       bool
+	}{
+		{"Write", "newtask", true},
+		{"Edit", filepath.Join(proj, "plannew"), true},
+		{"Write", "cfg", true},
+		{"Write", "chain", true},
+		{"Write", "docs-out", false},
+		{"mcp__fs__write_file", "src/up", true},
+	} {
+		d := check(Request{Tool: c.tool, Cwd: proj, Paths: map[string][]string{"file_path": {c.path}}})
+		if d.Deny != c.deny {
+			t.Errorf("%s %q: deny = %v, want %v (%s)", c.tool, c.path, d.Deny, c.deny, d.Reason)
+		}
+	}
+}
