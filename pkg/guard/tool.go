@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -50,6 +51,52 @@ func IsPathField(name string) bool {
 	}
 	return strings.Contains(f, "path") || strings.Contains(f, "file") || strings.Contains(f, "folder") ||
 		strings.Contains(f, "directory") || strings.HasSuffix(f, "dir") || strings.HasSuffix(f, "dirs")
+}
+
+// LooseValue reports whether the string value of a field that is not a
+// path field (IsPathField) must still be checked as a path: an MCP server
+// may name its path field anything ("to", "ref", "targetUri", "newName").
+// It is when the value mentions .matrixx (any case), holds no line break,
+// is at most 4096 bytes, and either holds no blank or starts like a path
+// ("/", "~", "./", "../", "C:", "file:"), and the field's name does not
+// say it holds content or words (text, content, data, body, string,
+// message, description, prompt, query, pattern, command, title, subject,
+// comment, note, summary, and the endings IsPathField excludes).
+func LooseValue(name, value string) bool {
+	if len(value) > 4096 || !containsFold(value, "matrixx") || strings.ContainsAny(value, "\r\n") || !LooseField(name) {
+		return false
+	}
+	if !strings.ContainsAny(value, " \t") {
+		return true
+	}
+	v := value
+	switch {
+	case strings.HasPrefix(v, "/"), strings.HasPrefix(v, "~"), strings.HasPrefix(v, "./"), strings.HasPrefix(v, "../"),
+		strings.HasPrefix(v, `\`), strings.HasPrefix(v, `.\`), len(v) >= 5 && strings.EqualFold(v[:5], "file:"),
+		len(v) >= 3 && isLetter(v[0]) && v[1] == ':' && (v[2] == '/' || v[2] == '\\'):
+		return true
+	}
+	return false
+}
+
+// LooseField reports whether the string values of a field that is not a
+// path field are looked at by LooseValue at all: not when its name says
+// it holds content or words (the dispatcher then skips the value unread).
+func LooseField(name string) bool {
+	var buf [maxFieldName]byte
+	f, ok := foldFieldName(name, &buf)
+	if !ok {
+		return false
+	}
+	for _, w := range [...]string{"text", "content", "contents", "data", "body", "bytes", "base64", "b64",
+		"string", "message", "msg", "description", "desc", "prompt", "query", "pattern", "regex",
+		"command", "cmd", "script", "code", "title", "subject", "comment", "note", "notes", "summary",
+		"reason", "instructions", "search", "replace", "replacement", "diff", "patch", "markdown", "html"} {
+		if strings.HasSuffix(f, w) || strings.HasPrefix(f, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // cwdField reports whether a path field names the directory a tool works
@@ -205,6 +252,12 @@ func (e *env) tool(req Request, k kind, skipCwd bool) Decision {
 		}
 		for _, v := range req.Paths[f] {
 			loc := e.locate(dir, v, false)
+			if !guarded(loc.st, read) && strings.IndexByte(v, '%') >= 0 {
+				// A server that URL-decodes its paths: %2Ematrixx.
+				if u, err := url.PathUnescape(v); err == nil && u != v {
+					loc = e.locate(dir, u, false)
+				}
+			}
 			if guarded(loc.st, read) {
 				rule := "tool:" + req.Tool
 				return deny(toolReason(req.Tool, loc.st, v, loc.resolved, read), rule)

@@ -66,3 +66,53 @@ func TestDanglingLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestOddSpellings: file tool paths that reach a store by spellings a
+// server or the file system may accept: URIs with a host or without
+// slashes, percent-encoded dots and slashes, Windows 8.3 short names and
+// device prefixes; and LooseValue, the values of fields that are not
+// path fields.
+func TestOddSpellings(t *testing.T) {
+	cwd := testCwd
+	for _, c := range []struct {
+		path string
+		deny bool
+	}{
+		{"file:///nonexistent-guard-test/proj/%2Ematrixx/tasks/T-1.json", true},
+		{"file:///nonexistent-guard-test/proj/.matrixx%2Fplans%2Fp.md", true},
+		{"file://localhost/nonexistent-guard-test/proj/.matrixx/tasks/T-1.json", true},
+		{"FILE:/nonexistent-guard-test/proj/.matrixx/tasks/T-1.json", true},
+		{"file:.matrixx/plans/p.md", true},
+		{"%2Ematrixx/tasks/T-1.json", true},
+		{`C:\proj\MATRIX~1\tasks\T-1.json`, true},
+		{`C:\proj\.matrixx\MATRIX~1.JSO`, true},
+		{`\\?\C:\proj\.matrixx\tasks\T-1.json`, true},
+		{"./.matrixx/./tasks//T-1.json/", true},
+		{"file:///nonexistent-guard-test/proj/docs/%2Ematrixx.md", false},
+		{`C:\proj\PROGRA~1\x.json`, false},
+		{"50%25-done.md", false},
+	} {
+		d := check(Request{Tool: "Write", Cwd: cwd, Paths: map[string][]string{"file_path": {c.path}}})
+		if d.Deny != c.deny {
+			t.Errorf("Write %q: deny = %v, want %v (%s)", c.path, d.Deny, c.deny, d.Reason)
+		}
+	}
+	for _, c := range []struct {
+		name, value string
+		want        bool
+	}{
+		{"to", ".matrixx/tasks/T-1.json", true},
+		{"targetUri", "file:///p/.matrixx/plans/p.md", true},
+		{"newName", "/home/me/My Project/.matrixx/tasks/T-1.json", true},
+		{"ref", "C:\\p\\.matrixx\\tasks", true},
+		{"to", "src/a.go", false},
+		{"message", ".matrixx/tasks/T-1.json", false},
+		{"new_string", ".matrixx/tasks/T-1.json", false},
+		{"label", "update .matrixx/tasks/T-1.json", false},
+		{"to", ".matrixx/tasks/T-1.json\nmore", false},
+	} {
+		if got := LooseValue(c.name, c.value); got != c.want {
+			t.Errorf("LooseValue(%q, %q) = %v, want %v", c.name, c.value, got, c.want)
+		}
+	}
+}
