@@ -198,11 +198,8 @@ func (s *shell) call(argv []string, in input) {
 	case "hash":
 		for i := 0; i+2 < len(args); i++ {
 			if args[i] == "-p" {
-				if s.e.hashed == nil {
-					s.e.hashed = make(map[string]string)
-				}
 				for _, n := range args[i+2:] {
-					s.e.hashed[strings.ToLower(n)] = args[i+1]
+					s.e.hash(n, args[i+1])
 				}
 				break
 			}
@@ -359,6 +356,17 @@ func (s *shell) call(argv []string, in input) {
 		s.runner(name, args, in)
 		return
 	default:
+		if body, ok := s.e.funcs["command_not_found_handle"]; ok && !ownBinary(name) && !knownCmd(name) &&
+			name != "command_not_found_handle" && s.e.calls < maxDepth {
+			// bash runs the handler for a command it does not find; the
+			// guard cannot tell which names are found.
+			s.e.calls++
+			c := s.sub()
+			c.pos = argv
+			c.stmt(body, in)
+			s.absorb(c)
+			s.e.calls--
+		}
 		switch {
 		case ownBinary(name):
 		case shellName(name):
@@ -676,8 +684,16 @@ loop:
 			s.script(text, ops)
 		} else if stdinFile(ops[0]) && in.known { // bash /dev/stdin <<< …
 			s.script(in.text, ops)
+		} else if fdScript(ops[0]) && s.e.taint {
+			s.refuse(writeReason("Bash ("+ops[0]+": a script the guard cannot read)", root, ".matrixx", ""), "bash:fd script")
 		}
 	}
+}
+
+// fdScript reports whether a script path names an open file descriptor
+// other than a known stdin (/dev/fd/3, /proc/self/fd/4).
+func fdScript(p string) bool {
+	return fdPath(cleanPath(slashes(strings.ReplaceAll(p, string(unknown), "x")))) != ""
 }
 
 // stdinFile reports whether a script path names the standard input:

@@ -95,7 +95,11 @@ func (s *shell) git(args []string, in input) {
 	if g != s {
 		defer s.absorb(g)
 	}
-	if v, ok := aliases[strings.ToLower(sub)]; ok && s.e.calls < maxDepth {
+	v, ok := aliases[strings.ToLower(sub)]
+	if !ok {
+		v, ok = s.e.gitAliases[strings.ToLower(sub)]
+	}
+	if ok && s.e.calls < maxDepth {
 		// An alias of git -c: "!CMD" is a shell command run with the
 		// arguments, anything else is git's own arguments.
 		s.e.calls++
@@ -127,7 +131,69 @@ func (s *shell) git(args []string, in input) {
 		}
 		return false
 	}
+	if sub == "checkout" || sub == "restore" || sub == "rm" || sub == "stash" || sub == "add" || sub == "reset" {
+		g.pathspecFile(rest, in, sub)
+	}
 	switch sub {
+	case "config":
+		// git config [--global] KEY VALUE: an alias or a command key set
+		// for the git commands that follow.
+		var ops []string
+		for _, a := range rest {
+			if strings.HasPrefix(a, "-") {
+				if a == "--get" || a == "--get-all" || a == "--unset" || a == "-l" || a == "--list" {
+					return
+				}
+				continue
+			}
+			ops = append(ops, a)
+		}
+		if len(ops) >= 2 {
+			if s.e.gitAliases == nil {
+				s.e.gitAliases = make(map[string]string)
+			}
+			m := s.e.gitAliases
+			g.gitConfig(ops[0]+"="+ops[1], &m)
+		}
+	case "rebase":
+		for i := 0; i < len(rest); i++ {
+			switch a := rest[i]; {
+			case (a == "-x" || a == "--exec") && i+1 < len(rest):
+				g.script(rest[i+1], nil)
+				i++
+			case strings.HasPrefix(a, "--exec="):
+				g.script(a[len("--exec="):], nil)
+			}
+		}
+	case "filter-branch":
+		for i := 0; i+1 < len(rest); i++ {
+			if strings.HasSuffix(rest[i], "-filter") || rest[i] == "--setup" {
+				g.script(rest[i+1], nil)
+				i++
+			}
+		}
+	case "submodule":
+		if ops := scan("git-submodule", rest, nil); len(ops) >= 2 && ops[0] == "foreach" {
+			g.script(strings.Join(ops[1:], " "), nil)
+			return
+		}
+		if ops := scan("git-submodule", rest, nil); len(ops) >= 3 && ops[0] == "add" {
+			g.write(ops[2], "git submodule add", true)
+		}
+	case "bisect":
+		if len(rest) >= 2 && rest[0] == "run" {
+			g.call(rest[1:], in)
+		}
+	case "difftool", "mergetool":
+		for i := 0; i < len(rest); i++ {
+			switch a := rest[i]; {
+			case (a == "-x" || a == "--extcmd") && i+1 < len(rest):
+				g.script(rest[i+1], nil)
+				i++
+			case strings.HasPrefix(a, "--extcmd="):
+				g.script(a[len("--extcmd="):], nil)
+			}
+		}
 	case "checkout":
 		for _, p := range scan("git-checkout", rest, nil) {
 			g.write(p, "git checkout", true)
@@ -206,10 +272,6 @@ func (s *shell) git(args []string, in input) {
 	case "init":
 		if ops := scan("git-init", rest, nil); len(ops) > 0 {
 			g.write(ops[0], "git init", false)
-		}
-	case "submodule":
-		if ops := scan("git-submodule", rest, nil); len(ops) >= 3 && ops[0] == "add" {
-			g.write(ops[2], "git submodule add", true)
 		}
 	case "archive", "format-patch", "diff", "bundle":
 		scan("git-"+sub, rest, func(opt, val string) {
@@ -1046,4 +1108,39 @@ func splitWords(v string) ([]string, bool) {
 		out = append(out, lit)
 	}
 	return out, true
+}
+
+// pathspecFile checks --pathspec-from-file: "-" reads the pathspecs from
+// stdin (the guarded paths named upstream, or the known text), a file is
+// not read: denied when the command names .matrixx.
+func (g *shell) pathspecFile(rest []string, in input, sub string) {
+	for i, a := range rest {
+		v, ok := strings.CutPrefix(a, "--pathspec-from-file=")
+		if !ok && a == "--pathspec-from-file" && i+1 < len(rest) {
+			v, ok = rest[i+1], true
+		}
+		if !ok {
+			continue
+		}
+		cmd := "git " + sub + " --pathspec-from-file"
+		if v == "-" {
+			for _, p := range in.paths {
+				g.write(p, cmd, true)
+			}
+			if in.known {
+				for line := range strings.SplitSeq(in.text, "\n") {
+					if line = strings.TrimSpace(line); line != "" {
+						g.write(line, cmd, true)
+						g.specGlob(line, cmd)
+					}
+				}
+			}
+			if !in.known && len(in.paths) == 0 && g.e.taint {
+				g.refuse(writeReason("Bash ("+cmd+": pathspecs the guard cannot read)", root, ".matrixx", ""), "bash:"+cmd)
+			}
+		} else if g.e.taint {
+			g.refuse(writeReason("Bash ("+cmd+": pathspecs the guard cannot read)", root, ".matrixx", ""), "bash:"+cmd)
+		}
+		return
+	}
 }

@@ -167,6 +167,9 @@ type env struct {
 	// command opened on it for reading (<, 3<): a write to /dev/stdin,
 	// /dev/fd/3 or /proc/self/fd/3 reaches that file.
 	opened map[string]string
+	// gitAliases holds the aliases and command keys git config set
+	// earlier in the command.
+	gitAliases map[string]string
 	// hashed holds hash -p PATH NAME: NAME runs PATH.
 	hashed map[string]string
 	// made holds the files the command wrote by a redirection, dd or
@@ -289,13 +292,28 @@ func (e *env) madeProg(s *shell, argv0 string) bool {
 		if e.made[c] {
 			return true
 		}
+		base := c[strings.LastIndexByte(c, '/')+1:]
 		for _, code := range e.codes {
 			if strings.Contains(code, c) || strings.Contains(code, argv0) && strings.ContainsAny(argv0, "/") {
 				return true
 			}
+			// The file named by its base name in quotes ('ls', "/tmp/x").
+			for _, q := range [...]string{"'", `"`, "/"} {
+				if strings.Contains(code, q+base+"'") || strings.Contains(code, q+base+`"`) {
+					return true
+				}
+			}
 		}
 	}
 	return false
+}
+
+// hash records hash -p PATH NAME (and BASH_CMDS[NAME]=PATH).
+func (e *env) hash(name, path string) {
+	if e.hashed == nil {
+		e.hashed = make(map[string]string)
+	}
+	e.hashed[strings.ToLower(name)] = path
 }
 
 // export records a variable put in the environment.

@@ -565,7 +565,7 @@ func writeIntent(code string, awk bool) bool {
 		"fileutils", "delete", "to_csv", "to_json", "save", "set-content", "add-content", "out-file",
 		"remove-item", "move-item", "copy-item", "new-item", "clear-content", "sed -i", "tee ",
 		"o_wronly", "o_rdwr", "o_trunc", "o_creat", "o_append", "extract", "cpsync", "fs.cp", "sysopen",
-		"ftruncate", "mmap", "dump(", "tofile", "savetxt", "unpack_archive", "utime",
+		".rm(", "ftruncate", "mmap", "dump(", "tofile", "savetxt", "unpack_archive", "utime",
 	} {
 		if strings.Contains(low, w) {
 			return true
@@ -715,7 +715,8 @@ func (e *env) codeMention(code string) (string, store) {
 		case strings.Contains(low, "matrixx.json"):
 			return ".matrixx … matrixx.json", config
 		}
-		for _, w := range [...]string{"rmtree", "rm_rf", "rm_r", "rmsync", "rmdir", "remove", "unlink", "rename", "move", "delete", "rm -r"} {
+		for _, w := range [...]string{"rmtree", "rm_rf", "rm_r", "rmsync", "rmdir", "remove", "unlink", "rename", "move", "delete", "rm -r",
+			".rm(", "recursive", "extract", "copytree", "cpsync", "copy", "unpack", "sync"} {
 			if strings.Contains(low, w) {
 				return ".matrixx", root
 			}

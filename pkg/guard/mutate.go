@@ -950,7 +950,7 @@ func (s *shell) sed(name string, args []string) {
 		if s.denied() {
 			return
 		}
-		if sedExecFlag(sc) && s.e.taint {
+		if (sedExecFlag(sc) || sedBareExec(sc)) && s.e.taint {
 			hit, st := s.e.codeMention(sc)
 			if st == outside {
 				hit, st = ".matrixx", root
@@ -986,6 +986,22 @@ func sedExecs(sc string) []string {
 		}
 	}
 	return out
+}
+
+// sedBareExec reports whether a sed script holds an e command without a
+// command (GNU: it runs the pattern space as a shell command).
+func sedBareExec(sc string) bool {
+	for i := 0; i < len(sc); i++ {
+		if sc[i] != 'e' {
+			continue
+		}
+		before := i == 0 || strings.IndexByte(";\n{}$!/ \t0123456789", sc[i-1]) >= 0
+		after := i+1 == len(sc) || strings.IndexByte(";\n}", sc[i+1]) >= 0
+		if before && after {
+			return true
+		}
+	}
+	return false
 }
 
 // sedExecFlag reports whether a sed script may hold an s command with the

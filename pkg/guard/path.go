@@ -157,6 +157,16 @@ func cleanConfig(files []string, cwd string) (out, dirs []string) {
 // trailing dots and spaces Windows ignores, and matching glob patterns
 // ("*", "?", "[…]") and, when e.taint is set, unknown parts as patterns.
 func (e *env) classify(p string) store {
+	if e.taint && strings.IndexByte(p, unknown) >= 0 && !strings.Contains(p, "/"+string(unknown)+"/") {
+		// An unknown part may hold a "/" too (${PATH:0:1}).
+		if st := e.classify1(strings.ReplaceAll(p, string(unknown), "/")); st != outside && st != root {
+			return st
+		}
+	}
+	return e.classify1(p)
+}
+
+func (e *env) classify1(p string) store {
 	prevMatrixx, prevOpenCode, lastUnknown := false, false, false
 	for i := 0; i < len(p); {
 		start := i

@@ -26,12 +26,19 @@ func (s *shell) assign(a *syntax.Assign) {
 		}
 	case a.Value != nil:
 		vals = s.quotedFields(a.Value)
-		s.dataCode(vals)
 	default:
 		vals = []string{""}
 	}
 	if a.Index != nil {
 		s.nested(a.Index)
+		// BASH_CMDS[name]=path is bash's command hash: name runs path.
+		if a.Name.Value == "BASH_CMDS" && len(vals) == 1 {
+			if w, ok := a.Index.(*syntax.Word); ok {
+				if k := s.fields(w); len(k) == 1 {
+					s.e.hash(k[0], vals[0])
+				}
+			}
+		}
 	}
 	if a.Append {
 		if old, ok := s.lookup(a.Name.Value); ok {
@@ -54,6 +61,7 @@ func (s *shell) set(name string, vals []string) {
 	}
 	s.sharedVars = false
 	s.vars[name] = vals
+	s.dataCode(vals)
 	if name == "GLOBIGNORE" {
 		// bash turns dotglob on when GLOBIGNORE gets a value (an empty
 		// one changes nothing).
