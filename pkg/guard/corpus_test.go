@@ -798,6 +798,13 @@ EOF`},
 		// A command over 1 MiB before an obfuscated store path.
 		{cmd: strings.Repeat("x", 1<<20) + "\ncd .matrixx/ta''sks && rm -f T-1.json", deny: true},
 		{cmd: "# " + strings.Repeat("x", 1<<20) + "\nls .matrixx/tasks"},
+		{cmd: strings.Repeat("x", 1<<20) + "\n" + `cd .matrixx/ta\sks && rm -f T-1.json`, deny: true},
+		{cmd: strings.Repeat("x", 1<<20) + "\n" + `cd $'\x2ematrixx/tasks' && rm -f T-1.json`, deny: true},
+		{cmd: strings.Repeat("x", 1<<20) + "\n" + `a=.m; b=at; c=rixx; rm -f $a$b$c/tasks/T-1.json`, deny: true},
+		{cmd: strings.Repeat("x", 1<<20) + "\n" + `eval "$(echo cm0gLWYgLm1hdHJpeHgvdGFza3MvVC0xLmpzb24= | base64 -d)"`, deny: true},
+		{cmd: `cd .matrixx/ta\sks && rm -f T-1.json; (`, deny: true},
+		{cmd: strings.Repeat("x", 1<<20) + "\nls; echo hi"},
+		{cmd: strings.Repeat("x", 1<<20) + "\ncat > data.json <<'EOF'\n{}\nEOF"},
 		// Neighbours of the classes, found by probing.
 		{cmd: `exec 0< .matrixx/tasks/T-1.json; truncate -s0 /dev/stdin`, deny: true},
 		{cmd: `{ truncate -s0 /dev/stdin; } < .matrixx/tasks/T-1.json`, deny: true},
