@@ -95,7 +95,7 @@ func TestGuardPanics(t *testing.T) {
 
 // TestOversizedCommand: a command cut at MaxString is still checked, and
 // refused even when the guard allows its visible part: what follows the
-// cut runs unseen, whatever it mentions (.matrixx/ta''sks).
+// cut runs unseen, whatever it mentions (.matrixx/ta”sks).
 func TestOversizedCommand(t *testing.T) {
 	long := strings.Repeat("echo hi; ", MaxString/9+10)
 	ev := fmt.Sprintf(`{"hook_event_name":"PreToolUse","tool_name":"Bash","cwd":"/p","tool_input":{"command":"%s rm .matrixx/tasks/T-1.json"}}`, long)
