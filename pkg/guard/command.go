@@ -130,7 +130,7 @@ func (s *shell) call(argv []string, in input) {
 	}
 	s.dataCode(args)
 	if len(args) > 0 {
-		defer s.set("_", args[len(args)-1:]) // $_: the last argument
+		defer func() { s.last = args[len(args)-1] }() // $_: the last argument
 	}
 	if f, ok := s.e.hashed[name]; ok && !strings.ContainsAny(argv[0], `/\`) {
 		// hash -p PATH NAME: NAME runs PATH.

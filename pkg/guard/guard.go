@@ -175,7 +175,7 @@ type env struct {
 	// made holds the files the command wrote by a redirection, dd or
 	// tee (cleaned paths), codes the interpreter code that writes: run
 	// as a program, such a file's code is not known.
-	made      map[string]bool
+	made      [][2]string // {directory, path as written}
 	codes     []string
 	allExport bool
 	calls     int // nesting of function and alias calls being analysed
@@ -289,8 +289,10 @@ func (e *env) madeProg(s *shell, argv0 string) bool {
 		}
 	}
 	for _, c := range cands {
-		if e.made[c] {
-			return true
+		for _, m := range e.made {
+			if cleanPath(joinPath(m[0], slashes(m[1]))) == c {
+				return true
+			}
 		}
 		base := c[strings.LastIndexByte(c, '/')+1:]
 		for _, code := range e.codes {

@@ -412,21 +412,28 @@ func resolve(p string) string {
 	rest := ""
 	for range 64 {
 		if r, err := filepath.EvalSymlinks(native); err == nil {
-			if rest != "" {
-				r = filepath.Join(r, rest)
+			if rest == "" {
+				return filepath.ToSlash(r)
 			}
-			return filepath.ToSlash(r)
-		}
-		// A dangling link (its target does not exist yet: a write
-		// through it creates the target) is followed by hand.
-		if fi, err := os.Lstat(native); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			if t, err := os.Readlink(native); err == nil && t != "" {
-				if !filepath.IsAbs(t) {
-					t = filepath.Join(filepath.Dir(native), t)
+			// The first missing component may be a dangling link (its
+			// target does not exist yet: a write through it creates
+			// the target): follow it by hand.
+			first, more, _ := strings.Cut(rest, string(filepath.Separator))
+			link := filepath.Join(r, first)
+			if fi, err := os.Lstat(link); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				if t, err := os.Readlink(link); err == nil && t != "" {
+					if !filepath.IsAbs(t) {
+						t = filepath.Join(r, t)
+					}
+					native, rest = filepath.Clean(t), more
+					if more != "" {
+						native = filepath.Join(native, more)
+						rest = ""
+					}
+					continue
 				}
-				native = filepath.Clean(t)
-				continue
 			}
+			return filepath.ToSlash(filepath.Join(r, rest))
 		}
 		i := strings.LastIndexByte(native, filepath.Separator)
 		if i <= 0 {

@@ -14,19 +14,12 @@ func (s *shell) redirs(rs []*syntax.Redirect, in input) input {
 	// guarded one, for every redirection of the statement and what
 	// follows (exec 3< FILE keeps it open).
 	for _, r := range rs {
-		if r.Op != syntax.RdrIn && r.Op != syntax.RdrInOut || r.Word == nil || len(r.Word.Parts) == 1 && isProcSubst(r.Word.Parts[0]) {
-			continue
-		}
-		fd := "0"
-		if r.N != nil {
-			fd = r.N.Value
+		if len(rs) == 1 || r.Op != syntax.RdrIn && r.Op != syntax.RdrInOut || r.Word == nil || len(r.Word.Parts) == 1 && isProcSubst(r.Word.Parts[0]) {
+			continue // a lone redirection is recorded below
 		}
 		for _, v := range s.fields(r.Word) {
 			if loc := s.e.locate(s.cwd, v, false); loc.st != outside && !wholeOnly(loc.st) {
-				if s.e.opened == nil {
-					s.e.opened = make(map[string]string)
-				}
-				s.e.opened[fd] = v
+				s.e.open(r, v)
 			}
 		}
 	}
@@ -59,11 +52,15 @@ func (s *shell) redirs(rs []*syntax.Redirect, in input) input {
 			}
 			in = input{}
 			for _, v := range s.fields(r.Word) {
+				loc := s.e.locate(s.cwd, v, false)
 				if p, ok := s.guardedLex(v); ok {
 					in.paths = append(in.paths, p)
 					in.from = p
-				} else if loc := s.e.locate(s.cwd, v, false); loc.st != outside {
+				} else if loc.st != outside {
 					in.from = v
+				}
+				if len(rs) == 1 && loc.st != outside && !wholeOnly(loc.st) {
+					s.e.open(r, v)
 				}
 			}
 		case syntax.Hdoc, syntax.DashHdoc:
@@ -75,6 +72,18 @@ func (s *shell) redirs(rs []*syntax.Redirect, in input) input {
 		}
 	}
 	return in
+}
+
+// open records a guarded file opened for reading by redirection r.
+func (e *env) open(r *syntax.Redirect, v string) {
+	fd := "0"
+	if r.N != nil {
+		fd = r.N.Value
+	}
+	if e.opened == nil {
+		e.opened = make(map[string]string)
+	}
+	e.opened[fd] = v
 }
 
 func isProcSubst(p syntax.WordPart) bool {

@@ -70,6 +70,7 @@ type shell struct {
 	// turns dotglob on then), zsh's setopt globdots, bash -O dotglob;
 	// shopt -u, unset GLOBIGNORE and unsetopt turn it off.
 	dotglob bool
+	last    string // the last argument of the previous command ($_)
 }
 
 // alts are the other directories the current one of s may be, when a cd
@@ -653,13 +654,8 @@ func (s *shell) writeLoc(p, cmd string, rootToo, nofollow bool) {
 			}
 		}
 	}
-	if strings.HasPrefix(cmd, "redirection") || cmd == "dd of=" || cmd == "tee" || cmd == "sponge" {
-		if s.e.made == nil {
-			s.e.made = make(map[string]bool)
-		}
-		if len(s.e.made) < maxFields {
-			s.e.made[cleanPath(joinPath(s.cwd, slashes(p)))] = true
-		}
+	if (strings.HasPrefix(cmd, "redirection") || cmd == "dd of=" || cmd == "tee" || cmd == "sponge") && len(s.e.made) < maxFields {
+		s.e.made = append(s.e.made, [2]string{s.cwd, p}) // cleaned when a program is run (madeProg)
 	}
 	loc := s.e.locate(s.cwd, p, nofollow)
 	if loc.st == outside || (wholeOnly(loc.st) && !rootToo) {

@@ -99,6 +99,10 @@ func (s *shell) lookup(name string) ([]string, bool) {
 		if s.oldpwd != "" {
 			return []string{s.oldpwd}, true
 		}
+	case "_":
+		if s.last != "" {
+			return []string{s.last}, true
+		}
 	case "IFS":
 		return []string{" \t\n"}, true // bash's default
 	case "USER", "LOGNAME", "UID", "EUID":
