@@ -203,7 +203,8 @@ func hasWord(t string, words ...string) bool {
 }
 
 // ownServer reports whether name is a tool of our own MCP server
-// (matrixx-mcp, registered as server "matrixx": mcp__matrixx__<tool>): its
+// (matrixx-mcp, registered as server "matrixx": mcp__matrixx__<tool>, or
+// through the matrixx Claude Code plugin: mcp__plugin_matrixx_matrixx__<tool>): its
 // tools change the stores only through the same code as the binaries.
 func ownServer(name string) bool {
 	rest, ok := strings.CutPrefix(name, "mcp__")
@@ -211,7 +212,7 @@ func ownServer(name string) bool {
 		return false
 	}
 	server, tool, ok := strings.Cut(rest, "__")
-	return ok && tool != "" && strings.EqualFold(server, "matrixx")
+	return ok && tool != "" && (strings.EqualFold(server, "matrixx") || strings.EqualFold(server, "plugin_matrixx_matrixx"))
 }
 
 // ownTool reports whether t is one of our task or plan tools (served over
