@@ -288,6 +288,9 @@ func (s *shell) git(args []string, in input) {
 			ops = nil // a message, a stash, a branch name
 		}
 		g.writeSpecs(ops, "git stash")
+		for _, p := range ops {
+			g.specGlob(p, "git stash")
+		}
 		g.gitStash(rest)
 	case "apply", "am":
 		if has("--check", "--stat", "--numstat", "--summary", "--cached") {

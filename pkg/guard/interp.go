@@ -123,12 +123,10 @@ func (s *shell) interp(family, name string, args []string, in input) {
 // guarded path (or the .matrixx directory itself).
 func (s *shell) interpArgs(name string, args []string) bool {
 	for _, a := range args {
-		if strings.HasPrefix(a, "-") {
-			i := strings.IndexByte(a, '=')
-			if i < 0 {
-				continue
-			}
-			a = a[i+1:]
+		if i := strings.IndexByte(a, '='); i >= 0 && (strings.HasPrefix(a, "-") || !containsFold(a[:i], "matrixx")) {
+			a = a[i+1:] // --file=PATH, KEY=PATH
+		} else if strings.HasPrefix(a, "-") {
+			continue
 		}
 		s.globs()
 		if loc := s.e.locate(s.cwd, a, false); loc.st != outside {
@@ -704,6 +702,9 @@ func (e *env) codeMention(code string) (string, store) {
 			return "", outside
 		}
 		i += j + len(".matrixx")
+		if i+1 < len(low) && low[i] == '/' && strings.IndexByte("*?[{", low[i+1]) >= 0 {
+			return ".matrixx/" + low[i+1:i+2], tasks // a pattern over the stores: .matrixx/*/T-*.json
+		}
 		if i < len(low) && (low[i] == '/' || wordByte(low[i])) {
 			continue
 		}

@@ -346,7 +346,8 @@ func (s *shell) editorScript(name string, args []string, in input) {
 		switch {
 		case len(a) > 1 && a[0] == '+':
 			parts = append(parts, a[1:])
-		case (a == "-c" || a == "--cmd" || a == "--eval" || a == "-eval" || a == "--execute") && i+1 < len(args):
+		case (a == "-c" || a == "--cmd" || a == "--eval" || a == "-eval" || a == "--execute" ||
+			len(a) > 2 && a[0] == '-' && a[1] != '-' && a[len(a)-1] == 'c') && i+1 < len(args): // ex -sc CMD
 			parts = append(parts, args[i+1])
 			i++
 		case strings.HasPrefix(a, "--eval="):

@@ -647,14 +647,20 @@ func (s *shell) writeLoc(p, cmd string, rootToo, nofollow bool) {
 	}
 	s.globs()
 	if len(s.e.opened) > 0 {
-		if fd := fdPath(cleanPath(joinPath(s.cwd, slashes(strings.ReplaceAll(p, string(unknown), "x"))))); fd != "" {
+		fp := cleanPath(joinPath(s.cwd, slashes(strings.ReplaceAll(p, string(unknown), "x"))))
+		fd := fdPath(fp)
+		if t := s.e.throughLinks(fp, false); fd == "" && t != "" {
+			fd = fdPath(t) // ln -s /dev/stdin x; truncate -s0 x < FILE
+		}
+		if fd != "" {
 			if f := s.e.openedOn(fd); f != "" {
 				s.refuse(writeReason("Bash ("+cmd+" through "+p+", opened on "+f+")", s.e.classify(cleanPath(joinPath(s.cwd, slashes(f)))), f, ""), "bash:"+cmd+" reopen")
 				return
 			}
 		}
 	}
-	if (strings.HasPrefix(cmd, "redirection") || cmd == "dd of=" || cmd == "tee" || cmd == "sponge") && len(s.e.made) < maxFields {
+	if (strings.HasPrefix(cmd, "redirection") || cmd == "dd of=" || cmd == "tee" || cmd == "sponge" ||
+		strings.HasPrefix(cmd, "curl") || strings.HasPrefix(cmd, "wget")) && len(s.e.made) < maxFields {
 		s.e.made = append(s.e.made, [2]string{s.cwd, p}) // cleaned when a program is run (madeProg)
 	}
 	loc := s.e.locate(s.cwd, p, nofollow)
