@@ -110,6 +110,8 @@ func TestOddSpellings(t *testing.T) {
 		{"new_string", ".matrixx/tasks/T-1.json", false},
 		{"label", "update .matrixx/tasks/T-1.json", false},
 		{"to", ".matrixx/tasks/T-1.json\nmore", false},
+		{"url", "https://github.com/o/r/blob/main/.matrixx/plans/p.md", false},
+		{"uri", "file:///p/.matrixx/plans/p.md", true},
 	} {
 		if got := LooseValue(c.name, c.value); got != c.want {
 			t.Errorf("LooseValue(%q, %q) = %v, want %v", c.name, c.value, got, c.want)

@@ -58,13 +58,17 @@ func IsPathField(name string) bool {
 // may name its path field anything ("to", "ref", "targetUri", "newName").
 // It is when the value mentions .matrixx (any case), holds no line break,
 // is at most 4096 bytes, and either holds no blank or starts like a path
-// ("/", "~", "./", "../", "C:", "file:"), and the field's name does not
+// ("/", "~", "./", "../", "C:", "file:"), is no URL of another scheme
+// (https://…), and the field's name does not
 // say it holds content or words (text, content, data, body, string,
 // message, description, prompt, query, pattern, command, title, subject,
 // comment, note, summary, and the endings IsPathField excludes).
 func LooseValue(name, value string) bool {
 	if len(value) > 4096 || !containsFold(value, "matrixx") || strings.ContainsAny(value, "\r\n") || !LooseField(name) {
 		return false
+	}
+	if i := strings.Index(value, "://"); i > 0 && !strings.EqualFold(value[:i], "file") {
+		return false // a URL of another scheme names no local file (https://github.com/…/.matrixx/…)
 	}
 	if !strings.ContainsAny(value, " \t") {
 		return true
