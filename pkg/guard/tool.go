@@ -83,6 +83,42 @@ func LooseValue(name, value string) bool {
 	return false
 }
 
+// PatchField reports whether a field may carry a patch whose target files
+// the tool writes (OpenCode's patch tool: patchText; apply_patch: input;
+// a diff field): its name, folded, contains "patch" or "diff", or is
+// "input".
+func PatchField(name string) bool {
+	var buf [maxFieldName]byte
+	f, ok := foldFieldName(name, &buf)
+	return ok && (strings.Contains(f, "patch") || strings.Contains(f, "diff") || f == "input")
+}
+
+// PatchTargets are the files a patch text changes: the paths of "***
+// Add File:", "*** Update File:", "*** Delete File:" and "*** Move to:"
+// lines (the apply_patch format) and of a unified diff's +++/--- lines;
+// only those that mention matrixx are returned (the others cannot be in
+// a store), at most 32.
+func PatchTargets(text string) []string {
+	if !containsFold(text, "matrixx") {
+		return nil
+	}
+	var out []string
+	for line := range strings.SplitSeq(text, "\n") {
+		line = strings.TrimRight(line, "\r")
+		for _, h := range [...]string{"*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:"} {
+			if p, ok := strings.CutPrefix(line, h); ok && containsFold(p, "matrixx") && len(out) < maxFields {
+				out = append(out, strings.TrimSpace(p))
+			}
+		}
+	}
+	for _, p := range diffTargets(text) {
+		if containsFold(p, "matrixx") && len(out) < maxFields {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // LooseField reports whether the string values of a field that is not a
 // path field are looked at by LooseValue at all: not when its name says
 // it holds content or words (the dispatcher then skips the value unread).

@@ -336,6 +336,15 @@ func (d *decoder) input(depth int, field string) error {
 				if err := d.pathValue(name); err != nil {
 					return err
 				}
+			case d.dec.PeekKind() == '"' && guard.PatchField(name):
+				// A patch: the files it changes are paths of the call.
+				tok, err := d.dec.ReadToken()
+				if err != nil {
+					return err
+				}
+				for _, p := range guard.PatchTargets(tok.String()) {
+					d.addPath(name, p)
+				}
 			case d.dec.PeekKind() == '"' && guard.LooseField(name):
 				// Any other string that reads as a path into .matrixx
 				// is checked too (guard.LooseValue).
