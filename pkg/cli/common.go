@@ -12,6 +12,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
@@ -35,6 +36,9 @@ type env struct {
 	root  string
 	cfg   *config.Config
 	store *store.Store
+	// integrity is what the second line covers (docs/integrity.md); the
+	// stores record their writes in its ledgers.
+	integrity *integrity.Project
 }
 
 // open resolves project root, config and store (D11, D12, spec §3.3) and
@@ -71,6 +75,8 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 		Log:        a.stderr,
 	}
 	st.Lock.NoKernel = a.env.Getenv("MATRIXX_NO_FLOCK") == "1"
+	ip := integrity.NewProject(root, layout.Dir, ocDir, integrity.Home(a.env.Getenv, a.env.Home, root))
+	st.Record = ip.Tasks().Recorder()
 	if w != nil {
 		if st.Lock.Timeout, err = a.lockTimeout(w.LockTimeout); err != nil {
 			return nil, err
@@ -83,7 +89,7 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 			fmt.Fprintf(a.stderr, "%s: debug: lock %s\n", a.name, b)
 		}
 	}
-	return &env{root: root, cfg: cfg, store: st}, nil
+	return &env{root: root, cfg: cfg, store: st, integrity: ip}, nil
 }
 
 // checkSession refuses a session id (the threadID to stamp) that is not

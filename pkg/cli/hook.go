@@ -21,6 +21,11 @@ Without a subcommand, read one hook event on stdin and route it on hook_event_na
   Stop           task-continuation-enforcer: keep the agent working while tasks remain
   SubagentStop   the same, for a subagent's own in_progress tasks
   SessionStart   task-session-start: MATRIXX_SESSION_ID into $CLAUDE_ENV_FILE, a task summary
+  PostToolUse, PostToolUseFailure, Stop, SubagentStop
+                 task-integrity-check first: whatever changed in the task store, the plans,
+                 the config files or .matrixx/state during the tool call without the
+                 toolkit's binaries is put back and reported (docs/integrity.md); after
+                 editing those files by hand, run "matrixx-hook accept"
 
 The answer is at most one JSON object on stdout, and the exit status is 0 (never 2).
 
@@ -48,6 +53,7 @@ type hookCmd struct {
 	SessionStart sessionStartCmd `cmd:"" name:"session-start" help:"Run task-session-start on a SessionStart event."`
 	Install      installCmd      `cmd:"" help:"Add the hooks to Claude Code's settings (.claude/settings.local.json by default)."`
 	Uninstall    uninstallCmd    `cmd:"" help:"Remove the hooks that install added."`
+	Accept       acceptCmd       `cmd:"" help:"Record the task store, plans, config files and hook state as they are now as good, after you edited them by hand (docs/integrity.md). Refused inside an agent's tool call."`
 
 	chosen command
 }
@@ -63,7 +69,7 @@ func MatrixxHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return r.Run(hook.Dispatch, stdin)
 	}
 	c := &hookCmd{}
-	for _, sub := range []interface{ setRoot(*hookCmd) }{&c.Dispatch, &c.Guard, &c.Notepad, &c.Continue, &c.SessionStart, &c.Install, &c.Uninstall} {
+	for _, sub := range []interface{ setRoot(*hookCmd) }{&c.Dispatch, &c.Guard, &c.Notepad, &c.Continue, &c.SessionStart, &c.Install, &c.Uninstall, &c.Accept} {
 		sub.setRoot(c)
 	}
 	status := run("matrixx-hook", hookHelp, c, args, stdin, stdout, stderr)
@@ -139,4 +145,24 @@ type continueCmd struct {
 type sessionStartCmd struct {
 	sub
 	eventFlags
+}
+
+type acceptCmd struct {
+	sub
+	eventFlags
+}
+
+func (c *acceptCmd) setRoot(h *hookCmd) { c.root, c.self = h, c }
+func (c *acceptCmd) BeforeApply() error { c.choose(); return nil }
+
+// run records the current state as good and prints
+// {"accepted":{"config":N,"plans":N,"state":N,"tasks":N},"notRecorded":[…]}.
+func (c *acceptCmd) run(a *app) error {
+	r := &hook.Runner{Env: a.env, Stdout: a.stdout, Stderr: a.stderr, Dir: c.Dir}
+	res, err := r.Accept()
+	if err != nil {
+		return err
+	}
+	a.emit(res)
+	return nil
 }

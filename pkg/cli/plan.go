@@ -117,9 +117,10 @@ func (p *planCmd) plans(a *app) (*env, *plan.Store, error) {
 		return nil, nil, err
 	}
 	s := &plan.Store{
-		Dir:  plan.DirOf(e.root),
-		Root: e.root,
-		Lock: lock.Options{Timeout: e.store.Lock.Timeout, NoKernel: e.store.Lock.NoKernel},
+		Dir:    plan.DirOf(e.root),
+		Root:   e.root,
+		Lock:   lock.Options{Timeout: e.store.Lock.Timeout, NoKernel: e.store.Lock.NoKernel},
+		Record: e.integrity.Plans().Recorder(),
 	}
 	return e, s, nil
 }

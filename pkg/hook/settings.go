@@ -27,10 +27,12 @@ type Entry struct {
 
 // Entries are what install adds to Claude Code's settings, in order. The
 // PreToolUse matcher covers every tool the guard decides on; PostToolUse
-// covers the two ways the task tools run (Bash, MCP).
+// and PostToolUseFailure cover every tool that can write (the integrity
+// check, docs/integrity.md, and the notepad writer on the task tools).
 var Entries = []Entry{
 	{PreToolUse, "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|mcp__.*"},
-	{PostToolUse, "Bash|mcp__.*"},
+	{PostToolUse, "Bash|Write|Edit|MultiEdit|NotebookEdit|mcp__.*"},
+	{PostToolUseFailure, "Bash|Write|Edit|MultiEdit|NotebookEdit|mcp__.*"},
 	{Stop, ""},
 	{SubagentStop, ""},
 	{SessionStart, ""},

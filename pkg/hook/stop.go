@@ -2,9 +2,11 @@ package hook
 
 import (
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/enforce"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 )
 
@@ -16,7 +18,30 @@ func StateDir(root string) string { return filepath.Join(root, ".matrixx", "stat
 // actionable work (pkg/enforce), nothing otherwise. It never blocks because
 // of its own error: an unreadable store, a broken config or a state file it
 // cannot write all let the agent stop.
-func (r *Runner) stop(ev *Event, _ *scan) any {
+func (r *Runner) stop(ev *Event, sc *scan) any {
+	out := r.integrityCheck(ev, false)
+	a := r.continuation(ev, sc)
+	line, note := out.agentLine(), out.adoptedNote()
+	switch {
+	case a != nil && line != "":
+		a.Reason += " " + line
+	case a == nil && line != "" && !ev.StopHookActive:
+		a = &stopAnswer{Decision: "block", Reason: line}
+	case line != "":
+		note = strings.TrimSpace(line + " " + note)
+	}
+	if a == nil {
+		if note == "" {
+			return nil
+		}
+		return stopAnswer{SystemMessage: note}
+	}
+	a.SystemMessage = note
+	return *a
+}
+
+// continuation is task-continuation-enforcer's decision.
+func (r *Runner) continuation(ev *Event, _ *scan) *stopAnswer {
 	if ev.Background > 0 {
 		r.log.Printf(NameContinuation, "allow: %d background task(s) running", ev.Background)
 		return nil
@@ -52,6 +77,7 @@ func (r *Runner) stop(ev *Event, _ *scan) any {
 		Entries:       snap.Entries,
 	}
 	states := enforce.States{Dir: filepath.Join(StateDir(p.root), "continuation"), Now: r.Now}
+	states.Record = integrity.NewProject(p.root, p.store.Dir, "", r.integrityHome(p.root)).State().Recorder()
 	key := ev.SessionID
 	if in.Subagent {
 		key = enforce.Key(ev.SessionID, ev.AgentID)
@@ -74,5 +100,5 @@ func (r *Runner) stop(ev *Event, _ *scan) any {
 		return nil
 	}
 	r.log.Printf(NameContinuation, "%s", out.Why)
-	return stopAnswer{Decision: "block", Reason: out.Reason}
+	return &stopAnswer{Decision: "block", Reason: out.Reason}
 }

@@ -82,7 +82,7 @@ func (tx *txn) write(t *task.Task) error {
 		return errcode.New(errcode.ValidationError, "the record would be %d bytes, over the %d-byte cap", len(data), MaxRecordBytes)
 	}
 	path := filepath.Join(tx.s.Dir, task.FileName(t.ID))
-	err = durable.WriteFile(path, data, durable.Options{BeforeRename: tx.l.Check, NoDirSync: true})
+	err = tx.s.Record.WriteFile(path, data, durable.Options{BeforeRename: tx.l.Check, NoDirSync: true})
 	if errcode.Of(err) == errcode.TaskLockUnavailable {
 		tx.lost = err
 		return err
