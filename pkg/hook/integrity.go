@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
@@ -245,6 +246,9 @@ type Accepted struct {
 // open, or when CLAUDECODE is set (Claude Code's shells).
 // Errors: invalid_arguments (refused), internal_error, task_lock_unavailable.
 func (r *Runner) Accept() (*Accepted, error) {
+	if r.Now == nil {
+		r.Now = time.Now
+	}
 	if r.Env.Getenv("CLAUDECODE") != "" {
 		return nil, errcode.New(errcode.InvalidArguments, "accept records hand edits as good and refuses to run inside an agent's shell (CLAUDECODE is set); run it in your own terminal")
 	}
