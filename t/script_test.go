@@ -51,5 +51,9 @@ func setup(env *testscript.Env) error {
 	env.Setenv("MATRIXX_LOCK_TIMEOUT_MS", "")
 	env.Setenv("MATRIXX_NO_FLOCK", "")
 	env.Setenv("MATRIXX_DEBUG", "")
+	// Scripts change the store directly between hook events (fixtures);
+	// the integrity scripts switch the second line back on.
+	env.Setenv("MATRIXX_INTEGRITY", "off")
+	env.Setenv("XDG_STATE_HOME", "")
 	return os.MkdirAll(work+"/home", 0o755)
 }

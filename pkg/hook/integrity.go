@@ -25,10 +25,17 @@ func (r *Runner) integrityHome(root string) string {
 	return integrity.Home(r.Env.Getenv, r.Env.Home, root)
 }
 
+// off reports whether MATRIXX_INTEGRITY=off switches the second line off
+// for this process (test harnesses, debugging; the person's switch is
+// disabled_hooks). The agent's commands cannot set the hooks' environment.
+func (r *Runner) off() bool {
+	return r.Env.Getenv("MATRIXX_INTEGRITY") == "off"
+}
+
 // markCall records the start of an allowed tool call (PreToolUse): a
 // marker file in the integrity home, never anything in the store.
 func (r *Runner) markCall(ev *Event) {
-	if ev.ToolUseID == "" {
+	if ev.ToolUseID == "" || r.off() {
 		return
 	}
 	root, err := r.root(ev)
@@ -66,6 +73,9 @@ func otherTaskTool(tool string) bool {
 // missing; at a stop, the open tool calls' (none: every change is adopted).
 func (r *Runner) integrityCheck(ev *Event, post bool) *checkOutcome {
 	out := &checkOutcome{}
+	if r.off() {
+		return out
+	}
 	root, err := r.root(ev)
 	if err != nil {
 		r.log.Printf(NameIntegrity, "no project: nothing checked (%v)", err)

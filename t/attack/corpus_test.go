@@ -291,8 +291,8 @@ func run(t *testing.T, e entry) outcome {
 		}
 	}
 	root := filepath.Join(t.TempDir(), "c")
-	if out, err := exec.Command("cp", "-a", template, root).CombinedOutput(); err != nil {
-		t.Fatalf("copying the template: %v %s", err, out)
+	if err := copyTree(template, root); err != nil {
+		t.Fatalf("copying the template: %v", err)
 	}
 	proj := filepath.Join(root, "proj")
 	if out, err := sh(proj, root, "matrixx-hook accept", ""); err != nil {
@@ -332,6 +332,48 @@ func run(t *testing.T, e entry) outcome {
 	}
 	o.left = diff(before, snapshot(root))
 	return o
+}
+
+// copyTree copies a tree of directories, regular files and links, with
+// modes and modification times (cp -a, without a process per case).
+func copyTree(src, dst string) error {
+	type dirTime struct {
+		path string
+		mt   time.Time
+	}
+	var dirs []dirTime
+	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		q := filepath.Join(dst, rel)
+		switch {
+		case fi.IsDir():
+			dirs = append(dirs, dirTime{q, fi.ModTime()})
+			return os.MkdirAll(q, fi.Mode().Perm())
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, q)
+		case fi.Mode().IsRegular():
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(q, data, fi.Mode().Perm()); err != nil {
+				return err
+			}
+			return os.Chtimes(q, fi.ModTime(), fi.ModTime())
+		}
+		return nil
+	})
+	for i := len(dirs) - 1; i >= 0; i-- {
+		_ = os.Chtimes(dirs[i].path, dirs[i].mt, dirs[i].mt)
+	}
+	return err
 }
 
 func clone(m map[string]any) map[string]any {
