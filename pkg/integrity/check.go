@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -15,6 +16,10 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 )
+
+// parallelFrom is the directory size from which a check stats in
+// parallel.
+var parallelFrom = 100000
 
 // Area is one covered set of files and its ledger.
 type Area struct {
@@ -167,15 +172,38 @@ func (a *Area) current() (map[string]Stat, bool, error) {
 	if err != nil && err != io.EOF {
 		return nil, false, err
 	}
+	keep := names[:0]
 	for _, n := range names {
-		if !a.Match(n) {
-			continue
+		if a.Match(n) {
+			keep = append(keep, n)
 		}
-		st, err := lstatAt(fd, n)
-		if err != nil {
-			continue // gone since the listing
+	}
+	stats := make([]Stat, len(keep))
+	ok := make([]bool, len(keep))
+	// fstatat dominates the cost of a check: split a large directory
+	// between a few goroutines (the kernel's path lookups run in parallel).
+	workers := 1
+	if len(keep) >= parallelFrom {
+		workers = 4
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(keep); i += workers {
+				if st, err := lstatAt(fd, keep[i]); err == nil {
+					stats[i], ok[i] = st, true
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	out = make(map[string]Stat, len(keep))
+	for i, n := range keep {
+		if ok[i] {
+			out[n] = stats[i] // a name gone since the listing is skipped
 		}
-		out[n] = st
 	}
 	return out, false, nil
 }

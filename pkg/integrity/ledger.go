@@ -100,8 +100,9 @@ type Ledger struct {
 // Load reads the ledger in dir (base, then journal). A missing ledger is
 // Fresh. A torn last journal line (a writer killed mid-append) is ignored.
 func Load(dir string) (*Ledger, error) {
-	l := &Ledger{Dir: dir, Entries: map[string]*Entry{}}
+	l := &Ledger{Dir: dir}
 	base, err := os.ReadFile(filepath.Join(dir, baseFile))
+	l.Entries = make(map[string]*Entry, len(base)/150+8) // ~180 bytes a line
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		l.Fresh = true
@@ -153,13 +154,13 @@ func (l *Ledger) applyLine(line string) {
 	}
 	switch line[0] {
 	case 'P':
-		f := strings.SplitN(line, " ", 9)
-		if len(f) != 9 {
+		var f [9]string
+		if !fields(line, f[:]) {
 			return
 		}
 		sum, ok1 := parseSum(f[1])
-		name, err := strconv.Unquote(f[8])
-		if !ok1 || err != nil {
+		name, ok2 := unquote(f[8])
+		if !ok1 || !ok2 {
 			return
 		}
 		e := &Entry{Sum: sum}
@@ -173,13 +174,13 @@ func (l *Ledger) applyLine(line string) {
 		e.Settled = f[7] == "1"
 		l.Entries[name] = e
 	case 'S':
-		f := strings.SplitN(line, " ", 7)
-		if len(f) != 7 {
+		var f [7]string
+		if !fields(line, f[:]) {
 			return
 		}
 		sum, ok1 := parseSum(f[1])
-		name, err := strconv.Unquote(f[6])
-		if !ok1 || err != nil {
+		name, ok2 := unquote(f[6])
+		if !ok1 || !ok2 {
 			return
 		}
 		e := l.Entries[name]
@@ -195,6 +196,29 @@ func (l *Ledger) applyLine(line string) {
 			delete(l.Entries, name)
 		}
 	}
+}
+
+// fields splits line at single spaces into exactly len(f) fields, the
+// last taking the rest.
+func fields(line string, f []string) bool {
+	for i := 0; i < len(f)-1; i++ {
+		j := strings.IndexByte(line, ' ')
+		if j < 0 {
+			return false
+		}
+		f[i], line = line[:j], line[j+1:]
+	}
+	f[len(f)-1] = line
+	return true
+}
+
+// unquote undoes strconv.Quote, without allocating for plain names.
+func unquote(q string) (string, bool) {
+	if len(q) >= 2 && q[0] == '"' && q[len(q)-1] == '"' && !strings.ContainsAny(q[1:len(q)-1], "\\\"") {
+		return q[1 : len(q)-1], true
+	}
+	s, err := strconv.Unquote(q)
+	return s, err == nil
 }
 
 func parseSum(s string) (Sum, bool) {
