@@ -54,6 +54,8 @@ type checkOutcome struct {
 	Agent []integrity.Change
 	// Adopted are the changes made outside tool calls (recorded as good).
 	Adopted []integrity.Change
+	// incomplete is set when an area could not be checked.
+	incomplete bool
 }
 
 // otherTaskTool reports whether a tool is the task tool of another
@@ -87,7 +89,14 @@ func (r *Runner) integrityCheck(ev *Event, post bool) *checkOutcome {
 	first, open := calls.Earliest(ev.SessionID, r.Now())
 	if post {
 		start, ok := calls.Start(ev.SessionID, ev.ToolUseID)
-		defer calls.Close(ev.SessionID, ev.ToolUseID)
+		defer func() {
+			// An area that could not be checked (its lock busy) keeps the
+			// marker open, so the next check still dates the change
+			// inside this call (the marker expires after StaleCall).
+			if !out.incomplete {
+				calls.Close(ev.SessionID, ev.ToolUseID)
+			}
+		}()
 		switch {
 		case !ok:
 			w.All = true
@@ -129,6 +138,7 @@ func (r *Runner) checkArea(c *integrity.Checker, a *integrity.Area, w integrity.
 	res, err := c.Check(a, w)
 	if err != nil {
 		r.log.Printf(NameIntegrity, "%s: not checked: %v", a.Name, err)
+		out.incomplete = true
 	}
 	if res == nil {
 		return
