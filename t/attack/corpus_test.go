@@ -292,7 +292,7 @@ var caseSeq struct {
 }
 
 // run plays one corpus entry in a fresh copy of the template.
-func run(t *testing.T, e entry) outcome {
+func run(t *testing.T, e entry, guardOff bool) outcome {
 	if e.needs != "" {
 		if _, err := exec.LookPath(e.needs); err != nil {
 			t.Skipf("needs %s", e.needs)
@@ -303,6 +303,12 @@ func run(t *testing.T, e entry) outcome {
 		t.Fatalf("copying the template: %v", err)
 	}
 	proj := filepath.Join(root, "proj")
+	if guardOff {
+		cfg := "{\n  \"tasks\": {\"stale_after_hours\": 24},\n  \"disabled_hooks\": [\"task-edit-guard\"]\n}\n"
+		if err := os.WriteFile(filepath.Join(proj, ".matrixx", "matrixx.jsonc"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if out, err := sh(proj, root, "matrixx-hook accept", ""); err != nil {
 		t.Fatalf("accept: %v %s", err, out)
 	}
@@ -431,7 +437,7 @@ func TestAttacks(t *testing.T) {
 		for _, e := range cases {
 			t.Run(fmt.Sprintf("line%d", e.line), func(t *testing.T) {
 				t.Parallel()
-				o := run(t, e)
+				o := run(t, e, false)
 				mu.Lock()
 				defer mu.Unlock()
 				ran++
@@ -445,6 +451,7 @@ func TestAttacks(t *testing.T) {
 					undone++
 				default:
 					noop++
+					t.Logf("changed nothing by itself: %q (exit %v)", e.calls, o.exit)
 				}
 			})
 		}
@@ -465,7 +472,7 @@ func TestEveryday(t *testing.T) {
 		for _, e := range cases {
 			t.Run(fmt.Sprintf("line%d", e.line), func(t *testing.T) {
 				t.Parallel()
-				o := run(t, e)
+				o := run(t, e, false)
 				mu.Lock()
 				defer mu.Unlock()
 				ran++
@@ -481,4 +488,41 @@ func TestEveryday(t *testing.T) {
 		}
 	})
 	t.Logf("everyday commands run: %d; passed untouched: %d", ran, passed)
+}
+
+// TestAttacksWithoutTheGuard plays every fourth attack with the guard
+// switched off (disabled_hooks), so the second line alone must undo
+// every change.
+func TestAttacksWithoutTheGuard(t *testing.T) {
+	all := load(t, "attacks.txt")
+	var cases []entry
+	for i := 0; i < len(all); i += 4 {
+		cases = append(cases, all[i])
+	}
+	var mu sync.Mutex
+	var ran, refused, undone, noop, left int
+	t.Run("corpus", func(t *testing.T) {
+		for _, e := range cases {
+			t.Run(fmt.Sprintf("line%d", e.line), func(t *testing.T) {
+				t.Parallel()
+				o := run(t, e, true)
+				mu.Lock()
+				defer mu.Unlock()
+				ran++
+				switch {
+				case len(o.left) > 0:
+					left++
+					t.Errorf("left standing by %q (exit %v, reported %v):\n  %s", e.calls, o.exit, o.reported, strings.Join(o.left, "\n  "))
+				case o.refused:
+					refused++
+				case o.reported:
+					undone++
+				default:
+					noop++
+					t.Logf("changed nothing by itself: %q (exit %v)", e.calls, o.exit)
+				}
+			})
+		}
+	})
+	t.Logf("without the guard: attacks run: %d; refused: %d; undone by the check: %d; changed nothing by themselves: %d; left standing: %d", ran, refused, undone, noop, left)
 }
