@@ -112,7 +112,7 @@ func (r *Runner) integrityCheck(ev *Event, post bool) *checkOutcome {
 		w.None = true
 	}
 	ip := integrity.NewProject(root, "", r.openCodeDir(), home)
-	c := &integrity.Checker{Quarantine: ip.Quarantine(), Now: r.Now}
+	c := &integrity.Checker{Quarantine: ip.Quarantine(), Fallback: ip.Fallback(), Now: r.Now}
 	c.Lock.NoKernel = r.Env.Getenv("MATRIXX_NO_FLOCK") == "1"
 	c.Lock.Timeout = 3 * lock.DefaultTimeout / 10
 	// The config first: a call that switched the check off in the config
@@ -281,7 +281,7 @@ func (r *Runner) Accept() (*Accepted, error) {
 		return nil, errcode.New(errcode.InvalidArguments, "accept refuses to run while an agent's tool call is open in this project (%d open); run it again when the agent is idle", n)
 	}
 	ip := integrity.NewProject(p.root, p.store.Dir, r.openCodeDir(), home)
-	c := &integrity.Checker{Quarantine: ip.Quarantine(), Now: r.Now}
+	c := &integrity.Checker{Quarantine: ip.Quarantine(), Fallback: ip.Fallback(), Now: r.Now}
 	c.Lock.NoKernel = r.Env.Getenv("MATRIXX_NO_FLOCK") == "1"
 	res := &Accepted{Accepted: map[string]int{}, NotRecorded: []integrity.Change{}}
 	for _, a := range []*integrity.Area{ip.Config(), ip.Tasks(), ip.Plans(), ip.State()} {

@@ -106,6 +106,9 @@ type Checker struct {
 	// Quarantine is the directory changed files are moved to
 	// (<root>/.matrixx/state/quarantine).
 	Quarantine string
+	// Fallback is used instead when Quarantine or one of its two parents
+	// is a symbolic link (never write through links under .matrixx).
+	Fallback string
 	// Lock tunes taking an area's lock before anything is restored.
 	Lock lock.Options
 	// Now returns the current time; time.Now when nil.
@@ -638,14 +641,21 @@ func (c *Checker) quarantine(a *Area, path, name string) (string, error) {
 	if c.Now != nil {
 		now = c.Now
 	}
-	if err := os.MkdirAll(c.Quarantine, 0o700); err != nil {
+	qdir := c.Quarantine
+	for d, i := qdir, 0; i < 3 && c.Fallback != ""; d, i = filepath.Dir(d), i+1 {
+		if fi, err := os.Lstat(d); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			qdir = c.Fallback
+			break
+		}
+	}
+	if err := os.MkdirAll(qdir, 0o700); err != nil {
 		return "", err
 	}
-	if fi, err := os.Lstat(c.Quarantine); err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("the quarantine %s is not a directory", c.Quarantine)
+	if fi, err := os.Lstat(qdir); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("the quarantine %s is not a directory", qdir)
 	}
 	base := filepath.Base(path)
-	q := filepath.Join(c.Quarantine, fmt.Sprintf("%s-%s-%s", now().UTC().Format("20060102T150405.000000000"), a.Name, base))
+	q := filepath.Join(qdir, fmt.Sprintf("%s-%s-%s", now().UTC().Format("20060102T150405.000000000"), a.Name, base))
 	err := os.Rename(path, q)
 	if err == nil {
 		return q, nil

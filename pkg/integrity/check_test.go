@@ -301,3 +301,23 @@ func TestCallMarkers(t *testing.T) {
 		t.Error("closed call still open")
 	}
 }
+
+func TestQuarantineNeverWritesThroughALink(t *testing.T) {
+	f := newFixture(t, map[string]string{"T-a.json": "aaa"})
+	elsewhere := filepath.Join(f.root, "elsewhere")
+	_ = os.MkdirAll(elsewhere, 0o755)
+	state := filepath.Join(f.root, "state")
+	if err := os.Symlink(elsewhere, state); err != nil {
+		t.Fatal(err)
+	}
+	f.c.Quarantine = filepath.Join(state, "quarantine")
+	f.c.Fallback = filepath.Join(f.root, "fallback")
+	_ = os.WriteFile(f.path("T-a.json"), []byte("evil"), 0o644)
+	res := f.check(Window{All: true})
+	if len(res.Changes) != 1 || !strings.HasPrefix(res.Changes[0].Quarantine, f.c.Fallback) {
+		t.Fatalf("changes %+v", res.Changes)
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Errorf("wrote through the link: %v", ents)
+	}
+}

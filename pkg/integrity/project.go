@@ -65,6 +65,12 @@ func (p *Project) Quarantine() string {
 	return filepath.Join(p.Root, ".matrixx", "state", "quarantine")
 }
 
+// Fallback is the quarantine used when .matrixx/state/quarantine (or a
+// parent) is a symbolic link: <Home>/quarantine/<project key>.
+func (p *Project) Fallback() string {
+	return filepath.Join(p.Home, "quarantine", key("quarantine", p.Root))
+}
+
 // Tasks is the task store's area: every T-*.json entry, under the store's
 // lock.
 func (p *Project) Tasks() *Area {
