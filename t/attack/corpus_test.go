@@ -526,3 +526,88 @@ func TestAttacksWithoutTheGuard(t *testing.T) {
 	})
 	t.Logf("without the guard: attacks run: %d; refused: %d; undone by the check: %d; changed nothing by themselves: %d; left standing: %d", ran, refused, undone, noop, left)
 }
+
+// TestChecksNeverRevertAcknowledgedWrites runs task-update and
+// plan create writers against post-call checks that count every
+// unexplained change as the agent's (no marker), all at once: every
+// acknowledged write must stand and no check may report anything.
+func TestChecksNeverRevertAcknowledgedWrites(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "c")
+	if err := copyTree(template, root); err != nil {
+		t.Fatal(err)
+	}
+	proj := filepath.Join(root, "proj")
+	if out, err := sh(proj, root, "matrixx-hook accept", ""); err != nil {
+		t.Fatalf("accept: %v %s", err, out)
+	}
+	const rounds = 25
+	var wg sync.WaitGroup
+	last := make([]string, 3)
+	var lastMu sync.Mutex
+	errs := make(chan error, 8)
+	writer := func(k int, script func(i int) string, value func(i int) string) {
+		defer wg.Done()
+		for i := range rounds {
+			if out, err := sh(proj, root, script(i), ""); err != nil {
+				errs <- fmt.Errorf("%s: %v %s", script(i), err, out)
+				return
+			}
+			lastMu.Lock()
+			last[k] = value(i)
+			lastMu.Unlock()
+		}
+	}
+	wg.Add(3)
+	for k := range 2 {
+		go writer(k, func(i int) string {
+			return fmt.Sprintf(`echo '{"id":"%s","subject":"v%d"}' | task-update >/dev/null`, ids[k], i)
+		}, func(i int) string { return fmt.Sprintf("v%d", i) })
+	}
+	go writer(2, func(i int) string { return fmt.Sprintf(`printf '# plan v%d\n' | plan create --force p >/dev/null`, i) },
+		func(i int) string { return fmt.Sprintf("# plan v%d\n", i) })
+	done := make(chan struct{})
+	checks := 0
+	go func() {
+		defer close(done)
+		for n := 0; ; n++ {
+			select {
+			case <-errs:
+				return
+			default:
+			}
+			a := hook(t, root, map[string]any{"session_id": "s1", "cwd": proj, "hook_event_name": "PostToolUse", "tool_name": "Bash",
+				"tool_use_id": fmt.Sprintf("toolu_race_%d", n), "tool_input": map[string]any{"command": "true"}, "tool_response": map[string]any{"stdout": ""}})
+			checks++
+			if a.HookSpecificOutput.AdditionalContext != "" || a.SystemMessage != "" {
+				t.Errorf("check %d reported: %s", n, a.HookSpecificOutput.AdditionalContext+a.SystemMessage)
+			}
+			lastMu.Lock()
+			finished := allDone(last, rounds)
+			lastMu.Unlock()
+			if finished {
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	<-done
+	t.Logf("%d writes of our binaries, %d concurrent checks, nothing reported", 3*rounds, checks)
+	for k := range 2 {
+		data, _ := os.ReadFile(filepath.Join(proj, ".matrixx", "tasks", ids[k]+".json"))
+		if !strings.Contains(string(data), fmt.Sprintf(`"subject": "%s"`, last[k])) {
+			t.Errorf("task %d lost its last acknowledged write %q: %s", k, last[k], data)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(proj, ".matrixx", "plans", "p.md")); string(data) != last[2] {
+		t.Errorf("plan lost its last acknowledged write %q: %q", last[2], data)
+	}
+}
+
+func allDone(last []string, rounds int) bool {
+	want := fmt.Sprintf("v%d", rounds-1)
+	return last[0] == want && last[1] == want && strings.Contains(last[2], want)
+}
