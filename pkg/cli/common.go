@@ -12,6 +12,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
@@ -76,7 +77,13 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 	}
 	st.Lock.NoKernel = a.env.Getenv("MATRIXX_NO_FLOCK") == "1"
 	ip := integrity.NewProject(root, layout.Dir, ocDir, integrity.Home(a.env.Getenv, a.env.Home, root))
-	st.Record = ip.Tasks().Recorder()
+	if !cfg.HookDisabled(hook.NameIntegrity) {
+		// Every write is recorded for the post-call check (docs/integrity.md);
+		// with the check switched off nothing is.
+		st.Record = ip.Tasks().Recorder()
+	} else {
+		ip = nil
+	}
 	if w != nil {
 		if st.Lock.Timeout, err = a.lockTimeout(w.LockTimeout); err != nil {
 			return nil, err

@@ -117,10 +117,12 @@ func (p *planCmd) plans(a *app) (*env, *plan.Store, error) {
 		return nil, nil, err
 	}
 	s := &plan.Store{
-		Dir:    plan.DirOf(e.root),
-		Root:   e.root,
-		Lock:   lock.Options{Timeout: e.store.Lock.Timeout, NoKernel: e.store.Lock.NoKernel},
-		Record: e.integrity.Plans().Recorder(),
+		Dir:  plan.DirOf(e.root),
+		Root: e.root,
+		Lock: lock.Options{Timeout: e.store.Lock.Timeout, NoKernel: e.store.Lock.NoKernel},
+	}
+	if e.integrity != nil {
+		s.Record = e.integrity.Plans().Recorder()
 	}
 	return e, s, nil
 }

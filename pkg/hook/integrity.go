@@ -13,8 +13,8 @@ import (
 )
 
 // NameIntegrity is the second line of defence (docs/integrity.md) in
-// disabled_hooks: listing it switches the post-call check off (writers
-// keep recording, so switching it back on loses nothing).
+// disabled_hooks: listing it switches the post-call check off, and the
+// binaries' recording of their writes with it.
 const NameIntegrity = "task-integrity-check"
 
 // maxNamed caps the files named in one report line.

@@ -77,7 +77,9 @@ func (r *Runner) continuation(ev *Event, _ *scan) *stopAnswer {
 		Entries:       snap.Entries,
 	}
 	states := enforce.States{Dir: filepath.Join(StateDir(p.root), "continuation"), Now: r.Now}
-	states.Record = integrity.NewProject(p.root, p.store.Dir, "", r.integrityHome(p.root)).State().Recorder()
+	if !p.cfg.HookDisabled(NameIntegrity) && !r.off() {
+		states.Record = integrity.NewProject(p.root, p.store.Dir, "", r.integrityHome(p.root)).State().Recorder()
+	}
 	key := ev.SessionID
 	if in.Subagent {
 		key = enforce.Key(ev.SessionID, ev.AgentID)
@@ -95,7 +97,15 @@ func (r *Runner) continuation(ev *Event, _ *scan) *stopAnswer {
 		r.log.Printf(NameContinuation, "allow: no session_id to count blocks against (%s)", out.Why)
 		return nil
 	}
-	if err := states.Save(key, out.State); err != nil {
+	err = states.Save(key, out.State)
+	if err != nil && states.Record != nil {
+		// A ledger that cannot be written must not stop the count: at
+		// worst the check puts the previous count back.
+		r.log.Printf(NameContinuation, "state not recorded for the integrity check: %v", err)
+		states.Record = nil
+		err = states.Save(key, out.State)
+	}
+	if err != nil {
 		r.log.Printf(NameContinuation, "allow: cannot record the block (%v), and a block without a count could loop", err)
 		return nil
 	}

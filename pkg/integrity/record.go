@@ -122,7 +122,7 @@ func (r *Recorder) WriteFile(path string, data []byte, opt durable.Options) erro
 		}
 		u, err := r.Intent(path, data, perm)
 		if err != nil {
-			return fmt.Errorf("recording the write in the integrity ledger %s: %w", r.Ledger, err)
+			return fmt.Errorf("recording the write in the integrity ledger %s (make it writable, set XDG_STATE_HOME, or list task-integrity-check in disabled_hooks): %w", r.Ledger, err)
 		}
 		undo = u
 		return nil
@@ -144,7 +144,7 @@ func (r *Recorder) Remove(path string) error {
 	}
 	undo, err := r.Removing(path)
 	if err != nil {
-		return fmt.Errorf("recording the removal in the integrity ledger %s: %w", r.Ledger, err)
+		return fmt.Errorf("recording the removal in the integrity ledger %s (make it writable, set XDG_STATE_HOME, or list task-integrity-check in disabled_hooks): %w", r.Ledger, err)
 	}
 	if err := os.Remove(path); err != nil {
 		undo()
