@@ -19,7 +19,7 @@ import (
 
 // parallelFrom is the directory size from which a check stats in
 // parallel.
-var parallelFrom = 100000
+var parallelFrom = 512
 
 // Area is one covered set of files and its ledger.
 type Area struct {
@@ -124,6 +124,8 @@ type Result struct {
 	// FirstRun says the area had no ledger: everything was adopted.
 	FirstRun bool
 	Changes  []Change
+	// dir is the directory's tuple observed before it was listed.
+	dir *Entry
 }
 
 // suspect is a file whose state differs from its entry.
@@ -145,35 +147,51 @@ func (a *Area) path(name string) string {
 
 // current lists the area's names present now with their stats. A missing
 // directory lists nothing; a directory that is not one (a link, a file) is
-// returned as dirOdd.
-func (a *Area) current() (map[string]Stat, bool, error) {
-	out := map[string]Stat{}
+// returned as dirOdd. dir is the directory's own tuple, observed before
+// listing it (zero for file areas). With known set (the ledger) and its
+// directory entry settled and equal to the directory now, the listing is
+// skipped: only the known names are stat-ed.
+func (a *Area) current(known *Ledger) (out map[string]Stat, dirOdd bool, dir Stat, err error) {
+	out = map[string]Stat{}
 	if a.Dir == "" {
 		for _, p := range a.Files {
 			st, err := lstat(p)
 			if err == nil {
 				out[p] = st
 			} else if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, unix.ENOTDIR) {
-				return nil, false, err
+				return nil, false, dir, err
 			}
 		}
-		return out, false, nil
+		return out, false, dir, nil
 	}
 	fd, err := unix.Open(a.Dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		if errors.Is(err, unix.ENOENT) {
-			return out, false, nil
+			return out, false, dir, nil
 		}
 		if errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
-			return out, true, nil
+			return out, true, dir, nil
 		}
-		return nil, false, &os.PathError{Op: "open", Path: a.Dir, Err: err}
+		return nil, false, dir, &os.PathError{Op: "open", Path: a.Dir, Err: err}
 	}
 	f := os.NewFile(uintptr(fd), a.Dir)
 	defer f.Close()
-	names, err := f.Readdirnames(-1)
-	if err != nil && err != io.EOF {
-		return nil, false, err
+	var dst unix.Stat_t
+	if err := unix.Fstat(fd, &dst); err != nil {
+		return nil, false, dir, &os.PathError{Op: "fstat", Path: a.Dir, Err: err}
+	}
+	dir = statOf(&dst)
+	var names []string
+	if known != nil && known.DirEntry != nil && known.DirEntry.Settled && sameTuple(dir, known.DirEntry.Stat) {
+		names = make([]string, 0, len(known.Entries))
+		for n := range known.Entries {
+			names = append(names, n)
+		}
+	} else {
+		names, err = f.Readdirnames(-1)
+		if err != nil && err != io.EOF {
+			return nil, false, dir, err
+		}
 	}
 	keep := names[:0]
 	for _, n := range names {
@@ -208,7 +226,7 @@ func (a *Area) current() (map[string]Stat, bool, error) {
 			out[n] = stats[i] // a name gone since the listing is skipped
 		}
 	}
-	return out, false, nil
+	return out, false, dir, nil
 }
 
 // compare judges one present file against its entry (nil: unknown). It
@@ -258,9 +276,13 @@ func sameTuple(a, b Stat) bool {
 
 // scan compares the whole area with l.
 func (a *Area) scan(l *Ledger, res *Result) ([]*suspect, map[string]*Entry, bool, error) {
-	cur, dirOdd, err := a.current()
+	cur, dirOdd, dir, err := a.current(l)
 	if err != nil {
 		return nil, nil, false, err
+	}
+	if a.Dir != "" && !dirOdd && dir.Ino != 0 {
+		now, tick := coarseNow()
+		res.dir = &Entry{Stat: dir, Settled: now >= dir.Ctime+2*tick}
 	}
 	var sus []*suspect
 	settle := map[string]*Entry{}
@@ -311,11 +333,16 @@ func (c *Checker) Check(a *Area, w Window) (*Result, error) {
 		return res, err
 	}
 	if len(sus) == 0 && !dirOdd {
-		if len(settle) > 0 {
-			var b strings.Builder
-			for name, e := range settle {
-				b.WriteString(settleLine(name, e))
-			}
+		var b strings.Builder
+		for name, e := range settle {
+			b.WriteString(settleLine(name, e))
+		}
+		if d := res.dir; d != nil && (l.DirEntry == nil || !sameTuple(d.Stat, l.DirEntry.Stat) || d.Settled != l.DirEntry.Settled) {
+			// Observed before a listing that found everything as
+			// recorded: a later entry change makes the tuple differ.
+			b.WriteString(putLine(dirName, d))
+		}
+		if b.Len() > 0 {
 			_ = appendLines(a.Ledger, b.String())
 		}
 		if l.JournalLines > compactAfter {
@@ -386,7 +413,8 @@ func (c *Checker) brokenLedger(a *Area, l *Ledger, res *Result) error {
 // adoptAll records every regular file of the area as good; other files
 // are reported (only is nil: all).
 func (c *Checker) adoptAll(a *Area, l *Ledger, res *Result, only map[string]bool) error {
-	cur, _, err := a.current()
+	l.DirEntry = nil // the next check lists the directory again
+	cur, _, _, err := a.current(nil)
 	if err != nil {
 		return err
 	}
@@ -438,6 +466,7 @@ func (c *Checker) adoptFile(a *Area, l *Ledger, name string) error {
 
 // repair re-judges the area under the lock and acts on each change.
 func (c *Checker) repair(a *Area, l *Ledger, w Window, res *Result) error {
+	l.DirEntry = nil // restores change the directory: list it next time
 	if a.Dir != "" {
 		if fi, err := os.Lstat(a.Dir); err == nil && !fi.IsDir() {
 			// The directory itself was replaced (by a link, a file).

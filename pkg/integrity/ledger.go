@@ -95,7 +95,16 @@ type Ledger struct {
 	Fresh bool
 	// JournalLines counts the journal's lines.
 	JournalLines int
+	// DirEntry is the stat tuple of a directory area's directory as last
+	// observed by a check that found the area as recorded (entry name
+	// "."; nil when unknown). While it is settled and unchanged no entry
+	// was added, removed or renamed, so the check stats the known names
+	// without listing the directory.
+	DirEntry *Entry
 }
+
+// dirName is the ledger name of the directory's own entry.
+const dirName = "."
 
 // Load reads the ledger in dir (base, then journal). A missing ledger is
 // Fresh. A torn last journal line (a writer killed mid-append) is ignored.
@@ -123,6 +132,10 @@ func Load(dir string) (*Ledger, error) {
 	// existing store before its first check): it stays Fresh, so the first
 	// check adopts the store as it is.
 	l.JournalLines = l.apply(j)
+	if e, ok := l.Entries[dirName]; ok {
+		l.DirEntry = e
+		delete(l.Entries, dirName)
+	}
 	return l, nil
 }
 
@@ -308,6 +321,9 @@ func (l *Ledger) compact() error {
 	b.WriteString(header + "\n")
 	for name, e := range l.Entries {
 		b.WriteString(putLine(name, e))
+	}
+	if l.DirEntry != nil {
+		b.WriteString(putLine(dirName, l.DirEntry))
 	}
 	if err := os.MkdirAll(l.Dir, 0o700); err != nil {
 		return err
