@@ -321,3 +321,22 @@ func TestQuarantineNeverWritesThroughALink(t *testing.T) {
 		t.Errorf("wrote through the link: %v", ents)
 	}
 }
+
+func TestAKnownDirectoryIsListedAgainWhenItChanges(t *testing.T) {
+	f := newFixture(t, map[string]string{"T-a.json": "aaa"})
+	time.Sleep(50 * time.Millisecond)
+	f.check(Window{All: true}) // records the settled directory tuple
+	if l, _ := Load(f.area.Ledger); l.DirEntry == nil || !l.DirEntry.Settled {
+		t.Fatalf("directory entry %+v", l.DirEntry)
+	}
+	_ = os.WriteFile(f.path("T-new.json"), []byte("x"), 0o644)
+	if got := actions(f.check(Window{All: true})); got != "T-new.json:created:quarantined" {
+		t.Fatalf("actions %q", got)
+	}
+	time.Sleep(50 * time.Millisecond)
+	f.check(Window{All: true})
+	_ = os.WriteFile(f.path("T-a.json"), []byte("in place"), 0o644) // the directory does not change
+	if got := actions(f.check(Window{All: true})); got != "T-a.json:changed:restored" {
+		t.Fatalf("actions %q", got)
+	}
+}
