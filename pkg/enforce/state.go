@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 )
 
 // States keeps one State file per key (a session id, or session id and
@@ -23,6 +24,9 @@ import (
 type States struct {
 	Dir string
 	Now func() time.Time
+	// Record, when set, records each write and removal in the integrity
+	// ledger of the hooks' state (docs/integrity.md).
+	Record *integrity.Recorder
 }
 
 // KeepStates is how long an unused state file is kept: 7 days.
@@ -92,7 +96,7 @@ func (s States) Save(key string, st State) error {
 	if err != nil {
 		return err
 	}
-	if err := durable.WriteFile(s.file(key), append(data, '\n'), durable.Options{}); err != nil {
+	if err := s.Record.WriteFile(s.file(key), append(data, '\n'), durable.Options{}); err != nil {
 		return err
 	}
 	s.sweep()
@@ -114,7 +118,7 @@ func (s States) sweep() {
 			continue
 		}
 		if fi, err := e.Info(); err == nil && now().Sub(fi.ModTime()) > KeepStates {
-			_ = os.Remove(filepath.Join(s.Dir, e.Name()))
+			_ = s.Record.Remove(filepath.Join(s.Dir, e.Name()))
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hashline"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 )
 
@@ -46,6 +47,9 @@ type Store struct {
 	Root string
 	// Lock tunes lock acquisition.
 	Lock lock.Options
+	// Record, when set, records every write and removal of a plan in the
+	// integrity ledger under the lock (docs/integrity.md).
+	Record *integrity.Recorder
 }
 
 // Path returns the file of plan name (which must be valid).
@@ -181,7 +185,7 @@ func (s *Store) write(l *lock.Lock, name string, data []byte) error {
 	if len(data) > MaxBytes {
 		return tooLarge(len(data))
 	}
-	if err := durable.WriteFile(s.Path(name), data, durable.Options{BeforeRename: l.Check}); err != nil {
+	if err := s.Record.WriteFile(s.Path(name), data, durable.Options{BeforeRename: l.Check}); err != nil {
 		if errcode.Of(err) != errcode.InternalError {
 			return err
 		}

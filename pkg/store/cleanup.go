@@ -66,7 +66,7 @@ func (s *Store) Cleanup(req *task.CleanupRequest, openItem OpenPlanItem) (*Clean
 			if err := tx.l.Check(); err != nil {
 				return err
 			}
-			err := os.Remove(filepath.Join(s.Dir, task.FileName(id)))
+			err := s.Record.Remove(filepath.Join(s.Dir, task.FileName(id)))
 			if err != nil && !os.IsNotExist(err) {
 				res.Problems = append(res.Problems, Problem{File: task.FileName(id), Error: err.Error()})
 				continue

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
@@ -60,6 +61,9 @@ type Store struct {
 	OnLock func(lock.Stats)
 	// Debug adds notes about internal decisions (dedup index rebuilds) to Log.
 	Debug bool
+	// Record, when set, records every write and removal of a record in
+	// the integrity ledger under the lock (docs/integrity.md).
+	Record *integrity.Recorder
 }
 
 // Layout is where the resolved store lives.

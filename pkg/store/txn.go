@@ -98,7 +98,7 @@ func (tx *txn) writeAt(t *task.Task, mtime time.Time) error {
 		return errcode.New(errcode.ValidationError, "the record would be %d bytes, over the %d-byte cap", len(data), MaxRecordBytes)
 	}
 	path := filepath.Join(tx.s.Dir, task.FileName(t.ID))
-	err = durable.WriteFile(path, data, durable.Options{BeforeRename: tx.l.Check, NoDirSync: true, ModTime: mtime})
+	err = tx.s.Record.WriteFile(path, data, durable.Options{BeforeRename: tx.l.Check, NoDirSync: true, ModTime: mtime})
 	if errcode.Of(err) == errcode.TaskLockUnavailable {
 		tx.lost = err
 		return err
