@@ -33,6 +33,9 @@ type app struct {
 	env    project.Env
 	pretty bool
 	exit   int
+	// opened is the project env once open has resolved it (one command,
+	// one project; config warnings print once).
+	opened *env
 }
 
 // command is a parsed kong model that can run.

@@ -101,6 +101,13 @@ func (c *createCmd) request(a *app) (*task.CreateRequest, error) {
 	if _, _, err := a.readInput("flags", docRequired); err != nil {
 		return nil, err
 	}
+	parent := []*string{&c.Parent}
+	if c.Parent == "" {
+		parent = nil
+	}
+	if err := a.resolveHandles(&c.globals, &c.writeFlags, parent, []*[]string{&c.BlockedBy, &c.Blocks}); err != nil {
+		return nil, err
+	}
 	subject := ""
 	if c.Subject != nil {
 		subject = *c.Subject

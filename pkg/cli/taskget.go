@@ -20,7 +20,7 @@ Errors: invalid_task_id (exit 1), task_corrupt when the file exists but is not a
 
 type getCmd struct {
 	globals
-	ID string `arg:"" optional:"" help:"Task id (instead of stdin)."`
+	ID string `arg:"" optional:"" help:"Task id or short handle (a suffix of the id's digits, at least 4 long) (instead of stdin)."`
 }
 
 // TaskGet is the task-get binary.
@@ -48,6 +48,20 @@ func (c *getCmd) run(a *app) error {
 			return err
 		}
 		id = req.ID
+	}
+	if c.ID != "" {
+		// A handle that names no task answers {"task":null} like a
+		// missing id.
+		err := a.resolveHandles(&c.globals, nil, []*string{&id}, nil)
+		if errcode.Of(err) == errcode.TaskNotFound {
+			a.emit(struct {
+				Task *task.Task `json:"task"`
+			}{nil})
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if err := task.CheckID(errcode.InvalidTaskID, "id", id); err != nil {
 		return err

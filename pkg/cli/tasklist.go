@@ -4,6 +4,8 @@ import (
 	"io"
 	"runtime/debug"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -65,6 +67,14 @@ func (c *listCmd) run(a *app) error {
 		if req, err = task.ParseList(data); err != nil {
 			return err
 		}
+	} else if err := a.resolveHandles(&c.globals, nil, []*string{&req.ParentID}, nil); err != nil {
+		if errcode.Of(err) != errcode.TaskNotFound {
+			return err
+		}
+		// A parent handle that names no task: no subtasks, as for a
+		// missing parent id.
+		a.emit(&store.ListResult{Tasks: []task.Summary{}, Reminder: store.Reminder})
+		return nil
 	} else if err := req.ValidateAs(listFlag); err != nil {
 		return flagError(err)
 	}

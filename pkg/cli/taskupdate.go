@@ -31,7 +31,7 @@ task_lock_unavailable, internal_error (exit 1); usage errors exit 2.`
 type updateCmd struct {
 	globals
 	writeFlags
-	ID           string   `arg:"" optional:"" help:"Task id (instead of stdin)."`
+	ID           string   `arg:"" optional:"" help:"Task id or short handle (a suffix of the id's digits, at least 4 long) (instead of stdin)."`
 	Subject      *string  `short:"s" help:"New subject."`
 	Description  *string  `short:"d" help:"New description."`
 	Status       *string  `enum:"pending,in_progress,completed,deleted" help:"New status: pending, in_progress, completed, deleted."`
@@ -91,6 +91,9 @@ func (c *updateCmd) request(a *app) (*task.UpdateRequest, error) {
 		return task.ParseUpdate(data)
 	}
 	if _, _, err := a.readInput("the id argument", docRequired); err != nil {
+		return nil, err
+	}
+	if err := a.resolveHandles(&c.globals, &c.writeFlags, []*string{&c.ID}, []*[]string{&c.AddBlocks, &c.AddBlockedBy}); err != nil {
 		return nil, err
 	}
 	req := &task.UpdateRequest{
