@@ -1,0 +1,159 @@
+package porcelain
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// view is the store as people see it: every readable task (all statuses)
+// with its file's modification time and its shortest unique handle.
+type view struct {
+	tasks    []*task.Task // sorted by id (creation order)
+	byID     map[string]*task.Task
+	mtime    map[string]time.Time
+	handle   map[string]string
+	problems []store.Problem
+}
+
+// load scans the store once.
+func load(st *store.Store, mtimes bool) (*view, error) {
+	snap, err := st.Scan(store.ScanOptions{Mtime: mtimes})
+	if err != nil {
+		return nil, err
+	}
+	v := &view{
+		tasks: make([]*task.Task, 0, len(snap.Entries)),
+		byID:  make(map[string]*task.Task, len(snap.Entries)),
+		mtime: make(map[string]time.Time, len(snap.Entries)),
+	}
+	ids := make([]string, 0, len(snap.Entries)+len(snap.Problems))
+	for _, e := range snap.Entries {
+		v.tasks = append(v.tasks, e.Task)
+		v.byID[e.Task.ID] = e.Task
+		v.mtime[e.Task.ID] = e.ModTime
+		ids = append(ids, e.Task.ID)
+	}
+	// Unreadable files still hold their id: handles stay unique against
+	// them, as ResolveID matches file names.
+	for _, p := range snap.Problems {
+		if id := strings.TrimSuffix(p.File, ".json"); task.ValidID(id) {
+			ids = append(ids, id)
+		}
+	}
+	v.problems = snap.Problems
+	v.handle = task.ShortHandles(ids)
+	return v, nil
+}
+
+// h is the handle to show for id (the id itself when it has none, e.g. a
+// blocker whose file is gone).
+func (v *view) h(id string) string {
+	if s, ok := v.handle[id]; ok {
+		return s
+	}
+	return id
+}
+
+// status of id; "" when there is no such task.
+func (v *view) status(id string) task.Status {
+	if t := v.byID[id]; t != nil {
+		return t.Status
+	}
+	return ""
+}
+
+// unresolved are t's blockers that are not completed (missing and deleted
+// ones stay, as in task-list).
+func (v *view) unresolved(t *task.Task) []string {
+	var out []string
+	for _, b := range t.BlockedBy {
+		if v.status(b) != task.Completed {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// ready reports whether t is pending with no unresolved blocker.
+func (v *view) ready(t *task.Task) bool {
+	return t.Status == task.Pending && len(v.unresolved(t)) == 0
+}
+
+// dependents are the tasks that wait for id: those whose blockedBy names
+// it and those its blocks names, sorted by id, without repeats.
+func (v *view) dependents(id string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(x string) {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	if t := v.byID[id]; t != nil {
+		for _, x := range t.Blocks {
+			add(x)
+		}
+	}
+	for _, t := range v.tasks {
+		if slices.Contains(t.BlockedBy, id) {
+			add(t.ID)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// blockers are the tasks id waits for: its blockedBy and the tasks whose
+// blocks names it, sorted by id, without repeats.
+func (v *view) blockers(id string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(x string) {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	if t := v.byID[id]; t != nil {
+		for _, x := range t.BlockedBy {
+			add(x)
+		}
+	}
+	for _, t := range v.tasks {
+		if slices.Contains(t.Blocks, id) {
+			add(t.ID)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// priorityRank orders priorities for people: high, medium, none, low.
+func priorityRank(p task.Priority) int {
+	switch p {
+	case "high":
+		return 0
+	case "medium":
+		return 1
+	case "low":
+		return 3
+	}
+	return 2
+}
+
+// handles maps ids to their handles, joined by ", ".
+func (v *view) handles(ids []string) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = v.h(id)
+	}
+	return strings.Join(out, ", ")
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
