@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/porcelain"
 )
 
 func TestMain(m *testing.M) {
@@ -22,6 +23,7 @@ func TestMain(m *testing.M) {
 		"task-cleanup": func() { os.Exit(cli.TaskCleanup(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"plan":         func() { os.Exit(cli.Plan(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"matrixx-hook": func() { os.Exit(cli.MatrixxHook(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"matrixx":      func() { os.Exit(porcelain.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		// jq for pipelines in scripts, so tests need no system jq.
 		"jq": func() { os.Exit(gojq.Run()) },
 	})
@@ -34,6 +36,9 @@ func TestScripts(t *testing.T) {
 		Setup:               setup,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
+		// UPDATE_GOLDEN=1 rewrites the cmp files of the scripts run (then
+		// review the diff).
+		UpdateScripts: os.Getenv("UPDATE_GOLDEN") != "",
 	})
 }
 
@@ -51,5 +56,13 @@ func setup(env *testscript.Env) error {
 	env.Setenv("MATRIXX_LOCK_TIMEOUT_MS", "")
 	env.Setenv("MATRIXX_NO_FLOCK", "")
 	env.Setenv("MATRIXX_DEBUG", "")
+	// The porcelain's output decisions (docs/porcelain.md): no width limit,
+	// Unicode, no colour unless a script asks.
+	env.Setenv("COLUMNS", "")
+	env.Setenv("LANG", "")
+	env.Setenv("LC_ALL", "")
+	env.Setenv("LC_CTYPE", "")
+	env.Setenv("NO_COLOR", "")
+	env.Setenv("MATRIXX_OWNER", "")
 	return os.MkdirAll(work+"/home", 0o755)
 }

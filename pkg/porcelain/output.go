@@ -183,13 +183,20 @@ type cell struct {
 }
 
 // table prints aligned columns. Column flex (the subject) takes what the
-// width leaves and is truncated with an ellipsis; without a width limit
-// nothing is truncated. The last column is not padded.
+// width leaves and is truncated with an ellipsis; when even that leaves it
+// fewer than minFlex cells, the columns named in drop are left out, in
+// that order, first. Without a width limit nothing is cut. The last
+// column is not padded.
 type table struct {
 	head []string
 	rows [][]cell
 	flex int
+	drop []string
 }
+
+// minFlex is the narrowest the flexible column gets before other columns
+// are dropped to make room.
+const minFlex = 20
 
 // clean makes text one line of printable characters: control characters
 // (newlines, tabs, escapes a record may hold) become spaces.
@@ -232,23 +239,47 @@ func (t *table) write(w io.Writer, s style) {
 			widths[i] = max(widths[i], runewidth.StringWidth(r[i].text))
 		}
 	}
-	if s.width > 0 && t.flex >= 0 && t.flex < n {
-		total := 2 * (n - 1)
-		for _, x := range widths {
-			total += x
+	hidden := make([]bool, n)
+	total := func() int {
+		sum, cols := 0, 0
+		for i, x := range widths {
+			if !hidden[i] {
+				sum += x
+				cols++
+			}
 		}
-		if over := total - s.width; over > 0 {
+		return sum + 2*(cols-1)
+	}
+	if s.width > 0 && t.flex >= 0 && t.flex < n {
+		for _, name := range t.drop {
+			if total()-widths[t.flex]+minFlex <= s.width {
+				break
+			}
+			if i := indexOf(t.head, name); i >= 0 {
+				hidden[i] = true
+			}
+		}
+		if over := total() - s.width; over > 0 {
 			widths[t.flex] = max(widths[t.flex]-over, min(widths[t.flex], 10))
 		}
 	}
+	last := n - 1
+	for last > 0 && hidden[last] {
+		last--
+	}
 	line := func(cells []cell, head bool) {
 		var b strings.Builder
+		plain := 0
 		for i, c := range cells {
+			if hidden[i] {
+				continue
+			}
 			text := c.text
 			if s.width > 0 {
 				text = s.truncate(text, widths[i])
 			}
 			pad := widths[i] - runewidth.StringWidth(text)
+			plain += runewidth.StringWidth(text)
 			switch {
 			case head:
 				text = s.bold(text)
@@ -258,15 +289,16 @@ func (t *table) write(w io.Writer, s style) {
 				text = s.dim(text)
 			}
 			b.WriteString(text)
-			if i < len(cells)-1 {
+			if i < last {
 				b.WriteString(strings.Repeat(" ", pad+2))
+				plain += pad + 2
 			}
 		}
-		out := strings.TrimRight(b.String(), " ")
-		if s.width > 0 && !s.color {
+		out := b.String()
+		if s.width > 0 && plain > s.width && !s.color {
 			out = runewidth.Truncate(out, s.width, "")
 		}
-		fmt.Fprintln(w, out)
+		fmt.Fprintln(w, strings.TrimRight(out, " "))
 	}
 	hc := make([]cell, n)
 	for i, h := range t.head {
@@ -276,6 +308,15 @@ func (t *table) write(w io.Writer, s style) {
 	for _, r := range t.rows {
 		line(r, false)
 	}
+}
+
+func indexOf(xs []string, x string) int {
+	for i, y := range xs {
+		if y == x {
+			return i
+		}
+	}
+	return -1
 }
 
 // bar draws a progress bar of width cells: █ and ░ (ASCII # and .).

@@ -204,9 +204,9 @@ func (c *syncCmd) run(r *runner) error {
 		return err
 	}
 	var res struct {
-		Pulled    int               `json:"pulled"`
-		Pushed    int               `json:"pushed"`
-		Merged    int               `json:"merged"`
+		Pulled    int              `json:"pulled"`
+		Pushed    int              `json:"pushed"`
+		Merged    int              `json:"merged"`
 		Conflicts []jsontext.Value `json:"conflicts"`
 	}
 	if err := json.Unmarshal(firstLine(a.stdout), &res, json.RejectUnknownMembers(false)); err != nil {

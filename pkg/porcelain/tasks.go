@@ -215,7 +215,7 @@ func (r *runner) taskTable(v *view, rows []*task.Task, blockers bool) {
 		used[3] = used[3] || t.Owner != ""
 		used[5] = used[5] || (blockers && len(v.unresolved(t)) > 0)
 	}
-	tb := &table{}
+	tb := &table{drop: []string{"CHANGED", "OWNER", "PRI", "STATUS"}}
 	for i, c := range cols {
 		if used[i] {
 			tb.head = append(tb.head, c)
