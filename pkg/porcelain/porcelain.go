@@ -80,6 +80,7 @@ type runner struct {
 	stdout, stderr io.Writer
 	getenv         Env
 	g              *globals
+	cmd            string // the subcommand's name, for hints
 	st             style
 	exit           int
 }
@@ -123,6 +124,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int)
 		return r.usage(err, ctx)
 	}
 	r.g = &m.globals
+	r.cmd = ctx.Selected().Name
 	r.st = newStyle(stdout, r.getenv, m.Color, m.ASCII)
 	s, ok := ctx.Selected().Target.Addr().Interface().(sub)
 	if !ok {

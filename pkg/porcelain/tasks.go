@@ -40,7 +40,7 @@ func (r *runner) resolve(p *cli.Project, typed string) (string, error) {
 			c = append(c, v.h(id)+subject)
 		}
 		return "", errcode.New(errcode.AmbiguousID, "%s names %d tasks (%s); type more digits, e.g. %s %s",
-			typed, len(amb.Candidates), strings.Join(c, ", "), Name, v.h(amb.Candidates[0]))
+			typed, len(amb.Candidates), strings.Join(c, ", "), Name+" "+r.cmd, v.h(amb.Candidates[0]))
 	}
 	if err != nil {
 		return "", err
