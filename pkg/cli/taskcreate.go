@@ -11,7 +11,9 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const createHelp = `Create tasks in the project's store (spec §6.1).
+const createHelp = `Example: task-create --subject "Build backend"
+
+Create tasks in the project's store (spec §6.1).
 
 Reads one task object or a batch {"items":[…]} on stdin, or builds one task from flags:
 

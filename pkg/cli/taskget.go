@@ -8,7 +8,9 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const getHelp = `Print one task (spec §6.2).
+const getHelp = `Example: task-get 7f3a
+
+Print one task (spec §6.2).
 
   task-get T-…
   echo '{"id":"T-…"}' | task-get

@@ -9,7 +9,9 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const listHelp = `List tasks with their unresolved blockers (spec §6.3).
+const listHelp = `Example: task-list --ready
+
+List tasks with their unresolved blockers (spec §6.3).
 
   task-list                      active tasks (pending, in_progress)
   task-list --ready              pending tasks with no unresolved blocker: runnable now

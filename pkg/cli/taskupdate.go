@@ -7,7 +7,9 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const updateHelp = `Update one task (spec §6.4).
+const updateHelp = `Example: task-update 7f3a --status completed
+
+Update one task (spec §6.4).
 
   task-update T-… --status in_progress --owner morpheus
   echo '{"id":"T-…","status":"completed"}' | task-update

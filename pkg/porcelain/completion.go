@@ -132,3 +132,10 @@ func (p predictor) Plans(dir string) []complete.Candidate {
 	}
 	return out
 }
+
+// Grammar returns matrixx's kong parser (for completion and tests); it is
+// never run.
+func Grammar() *kong.Kong {
+	k, _ := newParser(&model{}, io.Discard, io.Discard)
+	return k
+}
