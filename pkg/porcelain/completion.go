@@ -102,7 +102,7 @@ func (p predictor) Tasks(dir string) []complete.Candidate {
 	}
 	hs := task.ShortHandles(ids)
 	var out []complete.Candidate
-	for _, e := range snap.Entries {
+	for i, e := range snap.Entries {
 		t := e.Task
 		if !t.Status.Active() {
 			continue
@@ -111,7 +111,7 @@ func (p predictor) Tasks(dir string) []complete.Candidate {
 		if t.Status == task.InProgress {
 			desc += " [in_progress]"
 		}
-		out = append(out, complete.Candidate{Value: hs[t.ID], Desc: desc})
+		out = append(out, complete.Candidate{Value: hs[i], Desc: desc})
 	}
 	return out
 }

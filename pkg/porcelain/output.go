@@ -73,6 +73,17 @@ func utf8Locale(getenv Env) bool {
 	return true
 }
 
+// width is the display width of s: its length for ASCII (the common case,
+// without go-runewidth's grapheme segmentation), else runewidth's.
+func width(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return runewidth.StringWidth(s)
+		}
+	}
+	return len(s)
+}
+
 // ANSI SGR colours by status.
 const (
 	sgrReset = "\x1b[0m"
@@ -217,11 +228,11 @@ func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 
 // truncate cuts text to at most w display columns, ending it with the
 // ellipsis when it was cut.
 func (s style) truncate(text string, w int) string {
-	if runewidth.StringWidth(text) <= w {
+	if len(text) <= w || width(text) <= w {
 		return text
 	}
 	e := s.ellipsis()
-	if w <= runewidth.StringWidth(e) {
+	if w <= width(e) {
 		return runewidth.Truncate(text, w, "")
 	}
 	return runewidth.Truncate(text, w, e)
@@ -231,12 +242,12 @@ func (t *table) write(w io.Writer, s style) {
 	n := len(t.head)
 	widths := make([]int, n)
 	for i, h := range t.head {
-		widths[i] = runewidth.StringWidth(h)
+		widths[i] = width(h)
 	}
 	for _, r := range t.rows {
 		for i := range r {
 			r[i].text = clean(r[i].text)
-			widths[i] = max(widths[i], runewidth.StringWidth(r[i].text))
+			widths[i] = max(widths[i], width(r[i].text))
 		}
 	}
 	hidden := make([]bool, n)
@@ -278,8 +289,8 @@ func (t *table) write(w io.Writer, s style) {
 			if s.width > 0 {
 				text = s.truncate(text, widths[i])
 			}
-			pad := widths[i] - runewidth.StringWidth(text)
-			plain += runewidth.StringWidth(text)
+			pad := widths[i] - width(text)
+			plain += width(text)
 			switch {
 			case head:
 				text = s.bold(text)

@@ -9,10 +9,12 @@
 package porcelain
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"unicode/utf8"
 
@@ -78,6 +80,7 @@ type model struct {
 // command's globals.
 type runner struct {
 	stdout, stderr io.Writer
+	real           io.Writer // stdout unbuffered: the terminal test looks at it
 	getenv         Env
 	g              *globals
 	cmd            string // the subcommand's name, for hints
@@ -96,7 +99,14 @@ type exitRequest int
 // Main is the matrixx binary: it parses args, runs one subcommand and
 // returns the exit status. It never reads stdin and never panics.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
-	r := &runner{stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	// A listing allocates once per record and exits: collect garbage
+	// rarely, as task-list does.
+	debug.SetGCPercent(400)
+	// One buffer for stdout: a table of 10,000 rows is one write, not
+	// 10,000 (the style still looks at the real stdout for a terminal).
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	r := &runner{stdout: out, stderr: stderr, getenv: os.Getenv, real: stdout}
+	defer out.Flush()
 	defer func() {
 		if x := recover(); x != nil {
 			if code, ok := x.(exitRequest); ok {
@@ -107,7 +117,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int)
 		}
 	}()
 	m := &model{}
-	parser, err := newParser(m, stdout, stderr)
+	parser, err := newParser(m, out, stderr)
 	if err != nil {
 		return r.fail(errcode.Wrap(errcode.InternalError, err, "building the command line"))
 	}
@@ -125,7 +135,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int)
 	}
 	r.g = &m.globals
 	r.cmd = ctx.Selected().Name
-	r.st = newStyle(stdout, r.getenv, m.Color, m.ASCII)
+	r.st = newStyle(r.real, r.getenv, m.Color, m.ASCII)
 	s, ok := ctx.Selected().Target.Addr().Interface().(sub)
 	if !ok {
 		return r.usage(fmt.Errorf("missing subcommand"), ctx)

@@ -232,7 +232,7 @@ func (r *runner) taskTable(v *view, rows []*task.Task, blockers bool) {
 			{text: t.Owner},
 			{text: t.Subject},
 			{text: v.handles(v.unresolved(t)), dim: true},
-			{text: r.st.ago(v.mtime[t.ID]), dim: true},
+			{text: r.st.ago(v.modTime(t.ID)), dim: true},
 		}
 		var row []cell
 		for i, c := range all {
@@ -317,7 +317,7 @@ func (c *showCmd) run(r *runner) error {
 	if r.g.JSON {
 		return r.passJSON(r.call(cli.TaskGet, id))
 	}
-	v, err := load(p.Store, true)
+	v, err := load(p.Store, false)
 	if err != nil {
 		return err
 	}
@@ -334,7 +334,7 @@ func (c *showCmd) run(r *runner) error {
 		}
 	}
 	field("id", id)
-	field("status", st.paint(t.Status, st.glyph(t.Status)+" "+string(t.Status))+st.dim("  (changed "+st.ago(v.mtime[id])+")"))
+	field("status", st.paint(t.Status, st.glyph(t.Status)+" "+string(t.Status))+st.dim("  (changed "+st.ago(v.modTime(id))+")"))
 	field("priority", string(t.Priority))
 	field("owner", clean(t.Owner))
 	if claim := claimOf(t); claim != "" {

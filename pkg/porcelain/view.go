@@ -1,6 +1,8 @@
 package porcelain
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,31 +13,39 @@ import (
 )
 
 // view is the store as people see it: every readable task (all statuses)
-// with its file's modification time and its shortest unique handle.
+// with its shortest unique handle.
 type view struct {
 	tasks    []*task.Task // sorted by id (creation order)
 	byID     map[string]*task.Task
-	mtime    map[string]time.Time
 	handle   map[string]string
+	mtime    map[string]time.Time // when loaded with mtimes
 	problems []store.Problem
+	dir      string
 }
 
-// load scans the store once.
+// load scans the store once; mtimes asks for the files' modification
+// times (an fstat of each file the scan opens anyway).
 func load(st *store.Store, mtimes bool) (*view, error) {
 	snap, err := st.Scan(store.ScanOptions{Mtime: mtimes})
 	if err != nil {
 		return nil, err
 	}
 	v := &view{
-		tasks: make([]*task.Task, 0, len(snap.Entries)),
-		byID:  make(map[string]*task.Task, len(snap.Entries)),
-		mtime: make(map[string]time.Time, len(snap.Entries)),
+		tasks:  make([]*task.Task, 0, len(snap.Entries)),
+		byID:   make(map[string]*task.Task, len(snap.Entries)),
+		handle: make(map[string]string, len(snap.Entries)),
+		dir:    st.Dir,
 	}
 	ids := make([]string, 0, len(snap.Entries)+len(snap.Problems))
+	if mtimes {
+		v.mtime = make(map[string]time.Time, len(snap.Entries))
+	}
 	for _, e := range snap.Entries {
+		if mtimes {
+			v.mtime[e.Task.ID] = e.ModTime
+		}
 		v.tasks = append(v.tasks, e.Task)
 		v.byID[e.Task.ID] = e.Task
-		v.mtime[e.Task.ID] = e.ModTime
 		ids = append(ids, e.Task.ID)
 	}
 	// Unreadable files still hold their id: handles stay unique against
@@ -46,8 +56,23 @@ func load(st *store.Store, mtimes bool) (*view, error) {
 		}
 	}
 	v.problems = snap.Problems
-	v.handle = task.ShortHandles(ids)
+	for i, h := range task.ShortHandles(ids) {
+		v.handle[ids[i]] = h
+	}
 	return v, nil
+}
+
+// modTime is the modification time of id's record file (zero when it
+// cannot be read): from the scan when it took them, else looked up.
+func (v *view) modTime(id string) time.Time {
+	if v.mtime != nil {
+		return v.mtime[id]
+	}
+	fi, err := os.Lstat(filepath.Join(v.dir, task.FileName(id)))
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
 }
 
 // h is the handle to show for id (the id itself when it has none, e.g. a

@@ -63,17 +63,20 @@ func MatchesHandle(id, h string) bool {
 // that is at least MinHandle long and is the suffix of no other id's
 // digits. An id with too few digits for that (a short hand-written id, or
 // one whose digits are a suffix of another's) gets its full id. ids need
-// not be sorted; the result is keyed by id. O(n log n).
-func ShortHandles(ids []string) map[string]string {
-	type rev struct{ r, id string }
+// not be sorted; out[i] is the handle of ids[i]. O(n log n).
+func ShortHandles(ids []string) []string {
+	type rev struct {
+		r  string
+		at int
+	}
 	rs := make([]rev, len(ids))
 	for i, id := range ids {
 		d := []byte(Digits(id))
 		slices.Reverse(d)
-		rs[i] = rev{string(d), id}
+		rs[i] = rev{string(d), i}
 	}
 	slices.SortFunc(rs, func(a, b rev) int { return strings.Compare(a.r, b.r) })
-	out := make(map[string]string, len(ids))
+	out := make([]string, len(ids))
 	for i, x := range rs {
 		need := MinHandle
 		if i > 0 {
@@ -83,12 +86,12 @@ func ShortHandles(ids []string) map[string]string {
 			need = max(need, common(x.r, rs[i+1].r)+1)
 		}
 		if need > len(x.r) {
-			out[x.id] = x.id
+			out[x.at] = ids[x.at]
 			continue
 		}
 		h := []byte(x.r[:need])
 		slices.Reverse(h)
-		out[x.id] = string(h)
+		out[x.at] = string(h)
 	}
 	return out
 }

@@ -20,7 +20,11 @@ func TestShortHandles(t *testing.T) {
 		"T-0199a000-0000-7000-8000-000000009c2e",
 		"T-1",
 	}
-	got := ShortHandles(ids)
+	hs := ShortHandles(ids)
+	got := map[string]string{}
+	for i, id := range ids {
+		got[id] = hs[i]
+	}
 	want := map[string]string{
 		ids[0]: "0a7f3", ids[1]: "1a7f3", ids[2]: "9c2e", ids[3]: "T-1",
 	}
