@@ -5,7 +5,7 @@ import "fmt"
 // porcelain reports the porcelain's bars at 10,000 tasks, each against
 // task-list (active tasks) over the same store in the same rotation:
 // matrixx ls and matrixx ready ≤ 1.2×, and completing a task handle
-// (`matrixx __complete bash -- task-get ”`, what Tab runs) ≤ 1.2×.
+// (`matrixx __complete bash -- task-get ""`, what Tab runs) ≤ 1.2×.
 func (b *bench) porcelain() error {
 	const n = 10000
 	s, err := b.store(n)
