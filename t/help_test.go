@@ -9,6 +9,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/mcpserver"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/porcelain"
 )
 
@@ -19,6 +20,9 @@ var mains = map[string]func([]string, io.Reader, io.Writer, io.Writer) int{
 	"task-list":    cli.TaskList,
 	"task-update":  cli.TaskUpdate,
 	"task-cleanup": cli.TaskCleanup,
+	"task-claim":   cli.TaskClaim,
+	"task-doctor":  cli.TaskDoctor,
+	"matrixx-mcp":  mcpserver.Main,
 	"plan":         cli.Plan,
 	"matrixx-hook": cli.MatrixxHook,
 	"matrixx":      porcelain.Main,
@@ -34,12 +38,7 @@ func TestHelpExampleFirst(t *testing.T) {
 			t.Errorf("%s: not registered in this test", bin)
 			continue
 		}
-		var model *kong.Application
-		if bin == porcelain.Name {
-			model = porcelain.Grammar().Model
-		} else {
-			model = cli.Grammar(bin).Model
-		}
+		model := porcelain.GrammarOf(bin).Model
 		paths := [][]string{nil}
 		for _, c := range model.Children {
 			if c.Type == kong.CommandNode && !c.Hidden {

@@ -16,14 +16,19 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"task-create":  func() { os.Exit(cli.TaskCreate(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"task-get":     func() { os.Exit(cli.TaskGet(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"task-list":    func() { os.Exit(cli.TaskList(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"task-update":  func() { os.Exit(cli.TaskUpdate(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"task-cleanup": func() { os.Exit(cli.TaskCleanup(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"plan":         func() { os.Exit(cli.Plan(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"matrixx-hook": func() { os.Exit(cli.MatrixxHook(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"matrixx":      func() { os.Exit(porcelain.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"task-create":  recorded("task-create", cli.TaskCreate),
+		"task-get":     recorded("task-get", cli.TaskGet),
+		"task-list":    recorded("task-list", cli.TaskList),
+		"task-update":  recorded("task-update", cli.TaskUpdate),
+		"task-cleanup": recorded("task-cleanup", cli.TaskCleanup),
+		"task-claim":   recorded("task-claim", cli.TaskClaim),
+		"task-doctor":  recorded("task-doctor", cli.TaskDoctor),
+		"plan":         recorded("plan", cli.Plan),
+		"matrixx-hook": recorded("matrixx-hook", cli.MatrixxHook),
+		"matrixx":      recorded("matrixx", porcelain.Main),
+		// sockwrap gives a command a socket stdin that never closes
+		// (socket_stdin_test.go).
+		"sockwrap": sockwrap,
 		// jq for pipelines in scripts, so tests need no system jq.
 		"jq": func() { os.Exit(gojq.Run()) },
 	})
@@ -52,6 +57,7 @@ func setup(env *testscript.Env) error {
 	env.Setenv("MATRIXX_SESSION_ID", "")
 	env.Setenv("MATRIXX_PROJECT_DIR", "")
 	env.Setenv("CLAUDE_PROJECT_DIR", "")
+	env.Setenv("CLAUDE_CODE_SESSION_ID", "")
 	env.Setenv("ULTRAWORK_TASK_LIST_ID", "")
 	env.Setenv("MATRIXX_LOCK_TIMEOUT_MS", "")
 	env.Setenv("MATRIXX_NO_FLOCK", "")
@@ -64,5 +70,8 @@ func setup(env *testscript.Env) error {
 	env.Setenv("LC_CTYPE", "")
 	env.Setenv("NO_COLOR", "")
 	env.Setenv("MATRIXX_OWNER", "")
+	if err := recordCalls(env); err != nil {
+		return err
+	}
 	return os.MkdirAll(work+"/home", 0o755)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"io"
+	"strings"
 
 	"github.com/alecthomas/kong"
 
@@ -12,17 +13,19 @@ import (
 
 const hookHelp = `Example: matrixx-hook install
 
-Claude Code hooks for the matrixx task system (spec §8; docs/hooks.md).
+Claude Code hooks for the matrixx task system (docs/hooks.md).
 
 Without a subcommand, read one hook event on stdin and route it on hook_event_name and tool_name:
 
   PreToolUse     task-edit-guard: deny raw writes to .matrixx/plans and .matrixx/tasks
                  and generic reads of .matrixx/plans (Bash, Write, Edit, MultiEdit,
                  NotebookEdit, Read, MCP file tools)
-  PostToolUse    task-notepad-writer: a notepad per created task, a stamp on completion
+  PostToolUse    task-notepad-writer: a notepad per created task (its path told to the
+                 agent), a stamp on completion
   Stop           task-continuation-enforcer: keep the agent working while tasks remain
   SubagentStop   the same, for a subagent's own in_progress tasks
   SessionStart   task-session-start: MATRIXX_SESSION_ID into $CLAUDE_ENV_FILE, a task summary
+                 (with no active task, a few lines on the task tools and their rules)
 
 The answer is at most one JSON object on stdout, and the exit status is 0 (never 2).
 
@@ -30,13 +33,17 @@ The answer is at most one JSON object on stdout, and the exit status is 0 (never
 
 -C DIR sets the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else the nearest ancestor of the event's cwd holding .matrixx/ or .git); every subcommand below takes it too.
 
-Set up Claude Code with "matrixx-hook install" (see "matrixx-hook install --help").
+Set up Claude Code with "matrixx-hook install" (see "matrixx-hook install --help"), Codex CLI with "matrixx-hook install --host codex", Gemini CLI with "matrixx-hook install --host gemini": install writes "matrixx-hook --host codex|gemini", which reads and answers that host's events (docs/hosts.md). For hosts without skills, add the output of "matrixx-hook snippet" to CLAUDE.md or AGENTS.md.
 
-Debug: MATRIXX_DEBUG=1 logs each decision on stderr; MATRIXX_HOOK_LOG=/path/file appends the same lines to a file (created mode 0600).`
+Debug: MATRIXX_DEBUG=1 logs each decision on stderr; MATRIXX_HOOK_LOG=/path/file appends the same lines to a file (created mode 0600).
+
+JSON Schemas of the event read and the answer: docs/schemas/matrixx-hook.input.json and
+docs/schemas/matrixx-hook.output.json (every binary's documents: docs/schemas/).`
 
 // eventFlags are the flags of the subcommands that handle one event.
 type eventFlags struct {
-	Dir string `short:"C" name:"dir" placeholder:"DIR" help:"Use DIR as the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else discovered from the event's cwd)."`
+	Dir  string `short:"C" name:"dir" placeholder:"DIR" help:"Use DIR as the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else discovered from the event's cwd)."`
+	Host string `name:"host" placeholder:"HOST" enum:"auto,claude,codex,gemini" default:"auto" help:"The host whose hook protocol to speak: claude, codex or gemini (default: recognised from the event; docs/hosts.md)."`
 }
 
 // hookCmd is matrixx-hook's command line.
@@ -48,8 +55,9 @@ type hookCmd struct {
 	Notepad      notepadCmd      `cmd:"" help:"Run task-notepad-writer on a PostToolUse event, or as a filter after task-create/task-update."`
 	Continue     continueCmd     `cmd:"" help:"Run task-continuation-enforcer on a Stop or SubagentStop event."`
 	SessionStart sessionStartCmd `cmd:"" name:"session-start" help:"Run task-session-start on a SessionStart event."`
-	Install      installCmd      `cmd:"" help:"Add the hooks to Claude Code's settings (.claude/settings.local.json by default)."`
-	Uninstall    uninstallCmd    `cmd:"" help:"Remove the hooks that install added."`
+	Install      installCmd      `cmd:"" help:"Add the hooks to Claude Code's settings (.claude/settings.local.json by default), with the matrixx-tasks skill and the /task-list, /task-ready and /cleanup-tasks commands."`
+	Uninstall    uninstallCmd    `cmd:"" help:"Remove the hooks, the skill and the slash commands that install added."`
+	Snippet      snippetCmd      `cmd:"" help:"Print the task rules as a CLAUDE.md / AGENTS.md section (for hosts without skills)."`
 
 	chosen command
 }
@@ -64,8 +72,14 @@ func MatrixxHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		r := &hook.Runner{Env: project.OS(), Stdout: stdout, Stderr: stderr}
 		return r.Run(hook.Dispatch, stdin)
 	}
+	// What install writes for Codex CLI and Gemini CLI: no command-line
+	// parsing either.
+	if h, ok := hostOnly(args); ok {
+		r := &hook.Runner{Env: project.OS(), Stdout: stdout, Stderr: stderr, Host: h}
+		return r.Run(hook.Dispatch, stdin)
+	}
 	c := &hookCmd{}
-	for _, sub := range []interface{ setRoot(*hookCmd) }{&c.Dispatch, &c.Guard, &c.Notepad, &c.Continue, &c.SessionStart, &c.Install, &c.Uninstall} {
+	for _, sub := range []interface{ setRoot(*hookCmd) }{&c.Dispatch, &c.Guard, &c.Notepad, &c.Continue, &c.SessionStart, &c.Install, &c.Uninstall, &c.Snippet} {
 		sub.setRoot(c)
 	}
 	status := run("matrixx-hook", hookHelp, c, args, stdin, stdout, stderr)
@@ -95,9 +109,29 @@ func (s *sub) choose() {
 	}
 }
 
+// hostOnly recognises the arguments "--host HOST" and "--host=HOST" for a
+// known HOST.
+func hostOnly(args []string) (hook.Host, bool) {
+	v := ""
+	switch {
+	case len(args) == 2 && args[0] == "--host":
+		v = args[1]
+	case len(args) == 1 && strings.HasPrefix(args[0], "--host="):
+		v = strings.TrimPrefix(args[0], "--host=")
+	default:
+		return hook.HostAuto, false
+	}
+	h, err := hook.ParseHost(v)
+	return h, err == nil && v != ""
+}
+
 // event runs one hook mode on stdin.
 func event(a *app, f eventFlags, mode hook.Mode) error {
-	r := &hook.Runner{Env: a.env, Stdout: a.stdout, Stderr: a.stderr, Dir: f.Dir}
+	host, err := hook.ParseHost(f.Host)
+	if err != nil {
+		return errcode.New(errcode.InvalidArguments, "%v", err)
+	}
+	r := &hook.Runner{Env: a.env, Stdout: a.stdout, Stderr: a.stderr, Dir: f.Dir, Host: host}
 	a.exit = r.Run(mode, a.stdin)
 	return nil
 }

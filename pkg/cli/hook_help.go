@@ -25,3 +25,7 @@ func (c *installCmd) Help() string {
 func (c *uninstallCmd) Help() string {
 	return "Example: matrixx-hook uninstall"
 }
+
+func (c *snippetCmd) Help() string {
+	return "Example: matrixx-hook snippet >> AGENTS.md"
+}

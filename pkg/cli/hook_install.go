@@ -26,6 +26,8 @@ type settingsFlags struct {
 type installCmd struct {
 	sub
 	settingsFlags
+	mcpFlags
+	hostFlag
 	Command string `placeholder:"CMD" help:"The command the hooks run (default: this binary's absolute path; \"matrixx-hook\" with --shared)."`
 	Force   bool   `help:"Install even when another settings file of this project (or your user settings) already runs matrixx-hook with another command, so every hook would run twice."`
 }
@@ -33,6 +35,7 @@ type installCmd struct {
 type uninstallCmd struct {
 	sub
 	settingsFlags
+	hostFlag
 }
 
 func (c *installCmd) setRoot(h *hookCmd)   { c.root, c.self = h, c }
@@ -135,6 +138,9 @@ func sameFile(a, b string) bool {
 }
 
 func (c *installCmd) run(a *app) error {
+	if h, ok := c.otherHost(); ok {
+		return c.installHost(a, h)
+	}
 	target, others, err := c.files(a)
 	if err != nil {
 		return err
@@ -162,6 +168,12 @@ func (c *installCmd) run(a *app) error {
 	if err != nil {
 		return errcode.New(errcode.ValidationError, "%s: %v; fix the file and run install again (nothing was written)", path, err)
 	}
+	if err := c.installMCPSettings(&res, path); err != nil {
+		return err
+	}
+	if err := c.checkMCPJSON(a); err != nil {
+		return err
+	}
 	if c.Print {
 		_, _ = a.stdout.Write(res.Data)
 		return nil
@@ -188,13 +200,20 @@ func (c *installCmd) run(a *app) error {
 		}
 		fmt.Fprintf(a.stdout, "%s: installed in %s: %s run %s\n", a.name, where, strings.Join(events, ", "), command)
 		if c.Shared {
-			fmt.Fprintf(a.stdout, "%s: commit %s; everyone using it needs %s on PATH\n", a.name, path, hook.Binary)
+			fmt.Fprintf(a.stdout, "%s: commit %s with the skill and commands next to it (.claude/skills, .claude/commands); everyone using it needs %s on PATH\n", a.name, path, hook.Binary)
 		}
 	}
 	if res.HooksDisabled {
 		a.warnf("warning: %s sets \"disableAllHooks\": true: Claude Code runs no hooks while it is set", path)
 	}
-	return nil
+	wrote, err := installGuide(a, filepath.Dir(path))
+	for _, w := range wrote {
+		fmt.Fprintf(a.stdout, "%s: wrote %s\n", a.name, w)
+	}
+	if err != nil {
+		return err
+	}
+	return c.installMCPJSON(a)
 }
 
 // checkOthers looks for our entries in the other settings files Claude
@@ -239,7 +258,9 @@ func (c *installCmd) checkOthers(a *app, others []settingsFile, command string, 
 	return nil
 }
 
-func (c *uninstallCmd) run(a *app) error {
+// runSettings removes the hooks from the settings file (run: and then the
+// MCP server of install --mcp).
+func (c *uninstallCmd) runSettings(a *app) error {
 	target, others, err := c.files(a)
 	if err != nil {
 		return err
@@ -260,11 +281,18 @@ func (c *uninstallCmd) run(a *app) error {
 			return nil
 		}
 		fmt.Fprintf(a.stdout, "%s: nothing to remove: %s does not exist\n", a.name, path)
-		return nil
+		removed, err := uninstallGuide(filepath.Dir(path))
+		for _, r := range removed {
+			fmt.Fprintf(a.stdout, "%s: removed %s\n", a.name, r)
+		}
+		return err
 	}
 	res, err := hook.Uninstall(orig)
 	if err != nil {
 		return errcode.New(errcode.ValidationError, "%s: %v; nothing was changed", path, err)
+	}
+	if err := c.uninstallMCPSettings(a, &res); err != nil {
+		return err
 	}
 	removes := res.Changed && res.Empty && file == path
 	if c.Print {
@@ -295,6 +323,13 @@ func (c *uninstallCmd) run(a *app) error {
 			a.warnf("note: %s had comments (or trailing commas), which Claude Code does not accept in settings files (it ignores the whole file); the rewritten file is plain JSON without them", path)
 		}
 		fmt.Fprintf(a.stdout, "%s: removed its hooks from %s\n", a.name, path)
+	}
+	removed, err := uninstallGuide(filepath.Dir(path))
+	for _, r := range removed {
+		fmt.Fprintf(a.stdout, "%s: removed %s\n", a.name, r)
+	}
+	if err != nil {
+		return err
 	}
 	for _, o := range others {
 		data, _, err := readSettings(o.path)

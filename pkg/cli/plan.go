@@ -16,7 +16,7 @@ import (
 
 const planHelp = `Example: plan read auth
 
-Markdown plans in .matrixx/plans/<name>.md with hash-anchored line edits (spec §9).
+Markdown plans in .matrixx/plans/<name>.md with hash-anchored line edits (docs/plans.md).
 
   plan create auth < auth.md              raw markdown on stdin (a template when stdin is empty)
   plan read auth                          lines as N#ID|content; --json, --format content
@@ -32,7 +32,9 @@ count toward progress; "- [ ]" bullets are meta items. Every answer is one JSON 
 prints text unless --json); errors are {"error","message"} on stdout with exit 1, usage errors exit 2.
 Only create and update read stdin (whatever their flags); the other subcommands never do. The
 project root is resolved through symbolic links, so a project reached through a link is the same
-project. See README "Plans" and docs/plans.md.`
+project. See README "Plans" and docs/plans.md.
+
+JSON Schemas of the answers (and of plan update's stdin): docs/schemas/plan-<subcommand>.*.json.`
 
 // planCmd is the plan binary: global flags and the subcommands.
 type planCmd struct {
@@ -68,6 +70,9 @@ func (p *planCmd) AfterApply(ctx *kong.Context) error {
 
 func (p *planCmd) run(a *app) error {
 	a.pretty = p.Pretty
+	if p.Where {
+		return a.where(&p.globals)
+	}
 	var sub planSub
 	if p.ctx != nil && p.ctx.Selected() != nil {
 		sub, _ = p.ctx.Selected().Target.Addr().Interface().(planSub)
@@ -88,6 +93,9 @@ func (p *planCmd) run(a *app) error {
 	}
 	return err
 }
+
+// LinkAnswer is plan sync/check/tasks' plan_link_broken answer (see linkAnswer).
+type LinkAnswer = linkAnswer
 
 // linkAnswer is the plan_link_broken envelope: the flat envelope of D2 plus
 // the broken links, each with its candidate items.
@@ -128,6 +136,9 @@ func (a *app) failLinks(le *plan.LinkError) int {
 	a.emit(ans)
 	return errcode.ExitStatus(e)
 }
+
+// MismatchAnswer is plan update's anchor_mismatch answer (see mismatchAnswer).
+type MismatchAnswer = mismatchAnswer
 
 // mismatchAnswer is the anchor_mismatch envelope: the flat envelope of D2
 // plus the structured mismatches, so an agent can retry without reading

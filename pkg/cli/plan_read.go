@@ -34,6 +34,10 @@ given to create and update is checked): invalid bytes are shown raw, and as U+FF
 Errors (JSON on stdout, exit 1): invalid_file_path, file_not_found, file_too_large.`
 }
 
+// PlanReadAnswer is plan read --json's answer:
+// {"name","size","progress":{"done","total"},"totalLines","lines":[{"line","id","text"}]}.
+type PlanReadAnswer = planRead
+
 // planRead is plan read --json's answer.
 type planRead struct {
 	plan.Info

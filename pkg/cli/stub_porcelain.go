@@ -1,8 +1,7 @@
 package cli
 
-// TEMPORARY: task-claim, task-doctor (issue 10) and task-sync (issue 15)
-// are built on other branches as cli.TaskClaim, cli.TaskDoctor and
-// cli.TaskSync; these stubs only let matrixx compile until they land. The
+// TEMPORARY: task-sync (issue 15) is built on another branch as
+// cli.TaskSync; this stub only lets matrixx compile until it lands. The
 // lead deletes this file at merge.
 
 import (
@@ -14,16 +13,6 @@ import (
 func notBuilt(name string, stdout, stderr io.Writer) int {
 	a := &app{name: name, stdout: stdout, stderr: stderr}
 	return a.fail(errcode.New(errcode.InternalError, "%s is not built yet", name))
-}
-
-// TaskClaim is a stub: internal_error "not built yet".
-func TaskClaim(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return notBuilt("task-claim", stdout, stderr)
-}
-
-// TaskDoctor is a stub: internal_error "not built yet".
-func TaskDoctor(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return notBuilt("task-doctor", stdout, stderr)
 }
 
 // TaskSync is a stub: internal_error "not built yet".

@@ -9,7 +9,7 @@ import (
 
 const cleanupHelp = `Example: task-cleanup --dry-run
 
-Delete finished tasks (spec §6.5).
+Delete finished tasks (see README.md; decisions in docs/design.md).
 
   task-cleanup                         delete every completed task
   task-cleanup --older-than 7d         only completed tasks idle for more than 7 days
@@ -36,7 +36,10 @@ Corrupt files are reported, never deleted; temp files left by killed writers are
 
 Answer: {"deleted":N,"remaining":N,"deletedIds":[…],"dryRun"?:true,"keptBlockers"?:[…],
 "keptPlanItems"?:[…],"sweptTemps"?:[…],"problems"?:[{"file","error"}]}
-Errors: validation_error, task_lock_unavailable, internal_error (exit 1); usage errors exit 2.`
+Errors: validation_error, task_lock_unavailable, internal_error (exit 1); usage errors exit 2.
+
+JSON Schemas of the stdin document and the answer: docs/schemas/task-cleanup.input.json and
+docs/schemas/task-cleanup.output.json.`
 
 type cleanupCmd struct {
 	globals
@@ -53,6 +56,9 @@ func TaskCleanup(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func (c *cleanupCmd) run(a *app) error {
+	if c.Where {
+		return a.where(&c.globals)
+	}
 	a.pretty = c.Pretty
 	req := &task.CleanupRequest{OlderThan: c.OlderThan, IncludeDeleted: c.IncludeDeleted, Stale: c.Stale, DryRun: c.DryRun}
 	given := ""
@@ -81,6 +87,7 @@ func (c *cleanupCmd) run(a *app) error {
 	for _, p := range res.Problems {
 		a.warnf("skipped %s: %s", p.File, p.Error)
 	}
+	a.noteNewStore(e.before)
 	a.emit(res)
 	return nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"io"
+	"strings"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -13,14 +14,14 @@ import (
 
 const createHelp = `Example: task-create --subject "Build backend"
 
-Create tasks in the project's store (spec §6.1).
+Create tasks in the project's store (see README.md; decisions in docs/design.md).
 
 Reads one task object or a batch {"items":[…]} on stdin, or builds one task from flags:
 
   echo '{"subject":"Build backend","blockedBy":["T-…"]}' | task-create
   task-create --subject "Build backend" --blocked-by T-…
 
-` + stdinRule + `
+` + stdinRequired + `
 
 Fields: subject (required), description, activeForm, blocks, blockedBy, owner, priority
 (low|medium|high), metadata (object), repoURL, parentID. New tasks are pending and carry
@@ -33,7 +34,10 @@ metadata planName and planItem must be equal too (both absent counts as equal), 
 items with the same text each get their task.
 
 Answer: {"tasks":[{"id","subject"[,"deduplicated":true]}],"errors":[{"index","error","message"}]}
-Exit: 0 all created, 3 some items failed, 1 all failed or a tool error, 2 usage error.`
+Exit: 0 all created, 3 some items failed, 1 all failed or a tool error, 2 usage error.
+
+JSON Schemas of the stdin document and the answer: docs/schemas/task-create.input.json and
+docs/schemas/task-create.output.json.`
 
 type createCmd struct {
 	globals
@@ -61,6 +65,9 @@ func TaskCreate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func (c *createCmd) run(a *app) error {
+	if c.Where {
+		return a.where(&c.globals)
+	}
 	a.pretty = c.Pretty
 	req, err := c.request(a)
 	if err != nil {
@@ -77,6 +84,13 @@ func (c *createCmd) run(a *app) error {
 	for _, e := range res.Errors {
 		a.warnf("item %d: %s: %s", e.Index, e.Error, e.Message)
 	}
+	for _, t := range res.Tasks {
+		if t.Deduplicated && len(t.NotApplied) > 0 {
+			a.warnf("warning: item %d: deduplicated against %s (an active task with the same subject written in the last 10 minutes); not applied: %s (change them with task-update %s)",
+				t.Index, t.ID, strings.Join(t.NotApplied, ", "), t.ID)
+		}
+	}
+	a.noteNewStore(e.before)
 	a.emit(res)
 	switch {
 	case len(res.Errors) == 0:

@@ -10,15 +10,18 @@ import (
 
 const getHelp = `Example: task-get 7f3a
 
-Print one task (spec §6.2).
+Print one task (see README.md; decisions in docs/design.md).
 
   task-get T-…
   echo '{"id":"T-…"}' | task-get
 
-` + stdinRule + `
+` + stdinRequired + `
 
 Answer: {"task":{…full record…}}, or {"task":null} when no such task exists (exit 0).
-Errors: invalid_task_id (exit 1), task_corrupt when the file exists but is not a valid record.`
+Errors: invalid_task_id (exit 1), task_corrupt when the file exists but is not a valid record.
+
+JSON Schemas of the stdin document and the answer: docs/schemas/task-get.input.json and
+docs/schemas/task-get.output.json.`
 
 type getCmd struct {
 	globals
@@ -31,6 +34,9 @@ func TaskGet(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func (c *getCmd) run(a *app) error {
+	if c.Where {
+		return a.where(&c.globals)
+	}
 	a.pretty = c.Pretty
 	id := c.ID
 	if id != "" {

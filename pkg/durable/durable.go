@@ -33,6 +33,10 @@ type Options struct {
 	// NoDirSync skips the directory fsync: the caller syncs the directory
 	// once after a series of writes (SyncDir) before reporting success.
 	NoDirSync bool
+	// ModTime, when set, becomes the new file's modification time (set on
+	// the temp file before it is synced and renamed): bookkeeping writes
+	// such as lease renewals keep the record's old mtime (docs/claims.md).
+	ModTime time.Time
 }
 
 // WriteFile replaces path with data. On any error the target is unchanged
@@ -63,6 +67,12 @@ func WriteFile(path string, data []byte, opt Options) (err error) {
 	if err = f.Chmod(perm); err != nil {
 		f.Close()
 		return err
+	}
+	if !opt.ModTime.IsZero() {
+		if err = os.Chtimes(tmp, opt.ModTime, opt.ModTime); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	if !opt.NoSync {
 		if err = f.Sync(); err != nil {

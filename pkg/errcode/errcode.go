@@ -55,6 +55,17 @@ const (
 	// AmbiguousID: a short handle (a suffix of an id's digits) names more
 	// than one task; the message lists the candidates (docs/porcelain.md).
 	AmbiguousID Code = "ambiguous_id"
+	// ClaimConflict: task-claim on a task someone else holds under a live
+	// claim; the message names the holder and the expiry (docs/claims.md).
+	ClaimConflict Code = "claim_conflict"
+	// TaskBlocked: task-claim on a pending task with unresolved blockers;
+	// the message lists them.
+	TaskBlocked Code = "task_blocked"
+	// TaskNotClaimable: task-claim on a completed or deleted task.
+	TaskNotClaimable Code = "task_not_claimable"
+	// PreconditionFailed: task-update's expect no longer matches the task;
+	// the message gives the current values.
+	PreconditionFailed Code = "precondition_failed"
 )
 
 // Error is a tool error with a stable code. Field names the offending input

@@ -44,10 +44,10 @@ func TestDecodeFixtures(t *testing.T) {
 		{"post-mcp-task-update.json", Event{Name: PostToolUse, Tool: "mcp__matrixx__task_update", Input: ToolInput{Present: true},
 			Response: ToolResponse{Text: []string{`{"task":{"id":"T-3f1c9a20-8d4e-4b77-9c11-5a0e2b6d4f10","subject":"Rotate the refresh-token signing key","description":"","status":"completed","blocks":[],"blockedBy":[],"threadID":"abc123-session"}}`}}}},
 		{"post-failure-bash.json", Event{Name: PostToolUseFailure, Tool: "Bash", Input: ToolInput{Present: true, Command: "task-update < in.json"}}},
-		{"stop.json", Event{Name: Stop}},
-		{"stop-active.json", Event{Name: Stop, StopHookActive: true}},
-		{"stop-background.json", Event{Name: Stop, Background: 1}},
-		{"subagent-stop.json", Event{Name: SubagentStop, AgentID: "agent_7f", AgentType: "general-purpose"}},
+		{"stop.json", Event{Name: Stop, LastMessage: "All done."}},
+		{"stop-active.json", Event{Name: Stop, StopHookActive: true, LastMessage: "Continuing."}},
+		{"stop-background.json", Event{Name: Stop, Background: 1, LastMessage: "Waiting on the test run."}},
+		{"subagent-stop.json", Event{Name: SubagentStop, AgentID: "agent_7f", AgentType: "general-purpose", LastMessage: "Finished the refactor."}},
 		{"session-start.json", Event{Name: SessionStart, Source: "startup"}},
 		{"session-start-compact.json", Event{Name: SessionStart, Source: "compact"}},
 	}
@@ -89,6 +89,26 @@ func TestDecodeOddShapes(t *testing.T) {
 		{"nested path fields and arrays", `{"tool_input":{"edits":[{"path":"/a"},{"path":["/b","/c"]}],"file":{"filePath":"/d"},"x":{"y":{"path":"/e"}}}}`,
 			func(t *testing.T, ev *Event, err error) {
 				want := map[string][]string{"path": {"/a", "/b", "/c", "/e"}, "filePath": {"/d"}}
+				if err != nil || !reflect.DeepEqual(ev.Input.Paths, want) {
+					t.Errorf("err %v, paths %v", err, ev.Input.Paths)
+				}
+			}},
+		{"a byte-order mark is dropped", "\xef\xbb\xbf" + `{"tool_name":"Bash","tool_input":{"command":"ls"}}`,
+			func(t *testing.T, ev *Event, err error) {
+				if err != nil || ev.Tool != "Bash" || ev.Input.Command != "ls" {
+					t.Errorf("err %v, event %+v", err, ev)
+				}
+			}},
+		{"loose values that read as paths into .matrixx", `{"tool_input":{"to":".matrixx/tasks/T-1.json","ref":"/p/.matrixx/plans/a b.md","message":"see .matrixx/tasks","note":"x","content":".matrixx/tasks/T-2.json","n":1,"title":"fix /p/.matrixx/plans"}}`,
+			func(t *testing.T, ev *Event, err error) {
+				want := map[string][]string{"to": {".matrixx/tasks/T-1.json"}, "ref": {"/p/.matrixx/plans/a b.md"}}
+				if err != nil || !reflect.DeepEqual(ev.Input.Paths, want) {
+					t.Errorf("err %v, paths %v", err, ev.Input.Paths)
+				}
+			}},
+		{"patch texts name their files", `{"tool_input":{"patchText":"*** Begin Patch\n*** Update File: .matrixx/tasks/T-1.json\n@@\n-a\n+b\n*** Add File: src/x.go\n*** End Patch","diff":"--- a/.matrixx/plans/p.md\n+++ b/.matrixx/plans/p.md\n"}}`,
+			func(t *testing.T, ev *Event, err error) {
+				want := map[string][]string{"patchText": {".matrixx/tasks/T-1.json"}, "diff": {"a/.matrixx/plans/p.md", ".matrixx/plans/p.md", "b/.matrixx/plans/p.md", ".matrixx/plans/p.md"}}
 				if err != nil || !reflect.DeepEqual(ev.Input.Paths, want) {
 					t.Errorf("err %v, paths %v", err, ev.Input.Paths)
 				}

@@ -8,6 +8,7 @@
 //
 //	PreToolUse, any tool with a command or a path field → task-edit-guard (pkg/guard)
 //	PostToolUse, Bash running task-create/task-update, or mcp__*__task_create/task_update → task-notepad-writer (pkg/notepad)
+//	PostToolUse, any tool → renewal of the session's claim leases when due (lease.go)
 //	Stop, SubagentStop → task-continuation-enforcer (pkg/enforce)
 //	SessionStart → task-session-start
 //	anything else → no output
@@ -26,6 +27,7 @@ import (
 	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/guard"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
 
@@ -64,6 +66,9 @@ type Runner struct {
 	Timeout time.Duration
 	// Check is the guard; guard.Check when nil (tests replace it).
 	Check func(guard.Request) guard.Decision
+	// Host is the host protocol to speak (--host); HostAuto recognises it
+	// from each event (docs/hosts.md).
+	Host Host
 
 	log *Log
 }
@@ -87,14 +92,16 @@ func (r *Runner) Run(mode Mode, stdin io.Reader) (status int) {
 		}
 	}()
 	if mode == Notepad {
+		// A filter reads its pipe until the writer closes it (Unix rule),
+		// but a socket that never sends (an agent host's) is given up
+		// after the hook's timeout, as every other mode does.
+		if t := r.timeout(); t > 0 {
+			stdin = input.SilenceReader(stdin, t)
+		}
 		r.notepadFilter(stdin)
 		return 0
 	}
-	timeout := r.Timeout
-	if timeout == 0 {
-		timeout = DefaultTimeout
-	}
-	dr := newDeadlineReader(stdin, timeout)
+	dr := newDeadlineReader(stdin, r.timeout())
 	defer dr.stop()
 	sc := newScan(dr, MaxString)
 	ev, err := Decode(sc)
@@ -102,11 +109,16 @@ func (r *Runner) Run(mode Mode, stdin io.Reader) (status int) {
 	for _, p := range ev.Problems {
 		r.log.Printf("dispatch", "event: %s", p)
 	}
+	host := r.Host
+	if host == HostAuto {
+		host = detect(ev)
+	}
+	normalise(ev, host)
 	h := r.route(mode, ev, sc)
 	if err != nil {
 		r.log.Printf(h.name, "unreadable event after %d bytes: %v", sc.Total, err)
 		if h.fail != nil {
-			r.answer(h.fail(ev, sc, fmt.Errorf("unreadable event: %w", err)))
+			r.answer(translate(host, h.fail(ev, sc, fmt.Errorf("unreadable event: %w", err))))
 		}
 		return 0
 	}
@@ -114,8 +126,16 @@ func (r *Runner) Run(mode Mode, stdin io.Reader) (status int) {
 		r.log.Printf("dispatch", "no hook for this event: no opinion")
 		return 0
 	}
-	r.answer(r.protect(h, ev, sc))
+	r.answer(translate(host, r.protect(h, ev, sc)))
 	return 0
+}
+
+// timeout is r.Timeout, DefaultTimeout when zero.
+func (r *Runner) timeout() time.Duration {
+	if r.Timeout == 0 {
+		return DefaultTimeout
+	}
+	return r.Timeout
 }
 
 // handler is one hook: run decides, fail turns an error or a panic into the
@@ -154,7 +174,7 @@ func (r *Runner) route(mode Mode, ev *Event, sc *scan) handler {
 	}
 	switch name {
 	case PreToolUse:
-		return handler{name: NameGuard, run: r.preToolUse, fail: r.guardFailure}
+		return handler{name: NameGuard, run: r.preToolUseAll, fail: r.guardFailure}
 	case PostToolUse:
 		return handler{name: NameNotepad, run: r.postToolUse}
 	case Stop, SubagentStop:

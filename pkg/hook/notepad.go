@@ -3,7 +3,9 @@ package hook
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -33,9 +35,12 @@ const (
 //   - an MCP tool mcp__<server>__task_create (task_update): the same
 //     documents in tool_response, a string or an array of text blocks.
 //
-// Everything else, and PostToolUseFailure, writes nothing. It never
-// answers: failures are logged and ignored.
+// Everything else, and PostToolUseFailure, writes nothing. For each task
+// whose notepad it created or found, it answers additionalContext telling
+// the agent where that notepad is (hookEventName PostToolUse); otherwise it
+// says nothing. Failures are logged and ignored.
 func (r *Runner) postToolUse(ev *Event, _ *scan) any {
+	r.renewLeases(ev) // lease.go: the session's claims stay live while it works
 	create, update := recognise(ev)
 	porcelain := ev.Tool == "Bash" && strings.Contains(ev.Input.Command, binPorcelain)
 	if !create && !update {
@@ -61,8 +66,31 @@ func (r *Runner) postToolUse(ev *Event, _ *scan) any {
 		r.log.Printf(NameNotepad, "no task answer in the tool's output: nothing to do")
 		return nil
 	}
-	r.notepads(ev, a)
-	return nil
+	notes := r.notepads(ev, a)
+	if len(notes) == 0 {
+		return nil
+	}
+	return contextAnswer{contextOutput{HookEventName: PostToolUse, AdditionalContext: notepadContext(notes)}}
+}
+
+// notepadContext tells the agent where the notepads of the tasks it just
+// created are (paths relative to the project root).
+func notepadContext(notes []string) string {
+	var b strings.Builder
+	if len(notes) == 1 {
+		b.WriteString("matrixx notepad " + notes[0])
+	} else {
+		b.WriteString("matrixx notepads:")
+		for i, n := range notes {
+			if i == maxSummary {
+				fmt.Fprintf(&b, "\n- … and %d more (under .matrixx/notepads)", len(notes)-maxSummary)
+				break
+			}
+			b.WriteString("\n- " + n)
+		}
+	}
+	b.WriteString("\nWrite what you learn while working on the task there (findings, decisions, dead ends) for whoever picks it up next; the file is yours to edit.")
+	return b.String()
 }
 
 // recognise says whether the event is a task creation and/or an update.
@@ -85,16 +113,17 @@ func recognise(ev *Event) (create, update bool) {
 
 // notepads applies the answers: a scaffold per created task that is not
 // deduplicated and can be read back from the store, a stamp per task
-// answered with status completed.
-func (r *Runner) notepads(ev *Event, a notepad.Answers) {
+// answered with status completed. It returns "T-… (subject): path" for
+// each created task's notepad (written now or already there).
+func (r *Runner) notepads(ev *Event, a notepad.Answers) (notes []string) {
 	p, err := r.project(ev)
 	if err != nil {
 		r.log.Printf(NameNotepad, "no notepads: %v", err)
-		return
+		return nil
 	}
 	if p.cfg.HookDisabled(NameNotepad) {
 		r.log.Printf(NameNotepad, "disabled in disabled_hooks: nothing written")
-		return
+		return nil
 	}
 	w := &notepad.Writer{Root: p.root, Now: r.Now}
 	w.Lock.NoKernel = p.store.Lock.NoKernel
@@ -114,6 +143,9 @@ func (r *Runner) notepads(ev *Event, a notepad.Answers) {
 		}
 		res, err := w.Create(t)
 		r.logResult(c.ID, res, err)
+		if err == nil && (res.Action == notepad.Wrote || res.Action == notepad.Exists) && res.Path != "" {
+			notes = append(notes, fmt.Sprintf("for %s (%s): %s", t.ID, shorten(t.Subject, 80), filepath.ToSlash(res.Path)))
+		}
 	}
 	for _, u := range a.Updated {
 		if u.Task.Status != task.Completed {
@@ -128,6 +160,7 @@ func (r *Runner) notepads(ev *Event, a notepad.Answers) {
 		res, err := w.Complete(u.Task)
 		r.logResult(u.Task.ID, res, err)
 	}
+	return notes
 }
 
 func (r *Runner) logResult(id string, res notepad.Result, err error) {
@@ -161,6 +194,11 @@ func (r *Runner) notepadFilter(stdin io.Reader) {
 			r.log.Printf(NameNotepad, "unreadable event: %v", err)
 			return
 		}
+		host := r.Host
+		if host == HostAuto {
+			host = detect(ev)
+		}
+		normalise(ev, host)
 		if ev.Name != PostToolUse {
 			r.log.Printf(NameNotepad, "not a PostToolUse event: nothing to do")
 			return

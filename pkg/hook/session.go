@@ -26,8 +26,10 @@ const maxSummary = 10
 // $CLAUDE_ENV_FILE when that is set, so the task binaries run through Bash
 // stamp the session as threadID, and answers with additionalContext
 // summarising the active tasks (for every source: startup, resume, clear,
-// compact). No tasks, no answer. Failures are logged; the session starts
-// regardless.
+// compact). Without active tasks it answers the Onboarding lines instead
+// (that the task binaries exist and the rules), so an agent in a fresh
+// project learns about them. Failures are logged, with no answer; the
+// session starts regardless.
 func (r *Runner) sessionStart(ev *Event, _ *scan) any {
 	p, err := r.project(ev)
 	if p == nil {
@@ -54,8 +56,8 @@ func (r *Runner) sessionStart(ev *Event, _ *scan) any {
 	}
 	text := summary(ev.SessionID, p.cfg.Tasks.SessionScoped, time.Duration(p.cfg.Tasks.StaleAfterHours*float64(time.Hour)), r.Now(), snap.Entries)
 	if text == "" {
-		r.log.Printf(NameSessionStart, "no active tasks: no context added (source %s)", ev.Source)
-		return nil
+		r.log.Printf(NameSessionStart, "no active tasks: added the onboarding lines (source %s)", ev.Source)
+		return contextAnswer{contextOutput{HookEventName: SessionStart, AdditionalContext: Onboarding}}
 	}
 	r.log.Printf(NameSessionStart, "added a task summary (source %s)", ev.Source)
 	return contextAnswer{contextOutput{HookEventName: SessionStart, AdditionalContext: text}}

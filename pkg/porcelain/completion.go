@@ -9,7 +9,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/complete"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/mcpserver"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
@@ -34,7 +34,19 @@ The scripts ask matrixx for the candidates on each Tab, so they never go stale.`
 
 // Binaries are the binaries the completion scripts cover: matrixx and the
 // plumbing of pkg/cli.
-func Binaries() []string { return append([]string{Name}, cli.Binaries()...) }
+func Binaries() []string { return append(append([]string{Name}, cli.Binaries()...), "matrixx-mcp") }
+
+// GrammarOf is the kong parser of binary bin (for completion and tests),
+// nil when it is not one of Binaries.
+func GrammarOf(bin string) *kong.Kong {
+	switch bin {
+	case Name:
+		return Grammar()
+	case "matrixx-mcp":
+		return mcpserver.Grammar()
+	}
+	return cli.Grammar(bin)
+}
 
 func (c *completionCmd) run(r *runner) error {
 	return complete.Script(r.stdout, c.Shell, Name, Binaries())
@@ -54,13 +66,8 @@ func (c *completeCmd) run(r *runner) error {
 		return nil
 	}
 	bin := strings.TrimSuffix(filepath.Base(words[0]), ".exe")
-	var k *kong.Kong
-	if bin == Name {
-		var err error
-		if k, err = newParser(&model{}, io.Discard, io.Discard); err != nil {
-			return errcode.Wrap(errcode.InternalError, err, "building the command line")
-		}
-	} else if k = cli.Grammar(bin); k == nil {
+	k := GrammarOf(bin)
+	if k == nil {
 		return nil // not ours: nothing to offer
 	}
 	res := complete.Complete(k.Model, words, predictor{r})

@@ -67,6 +67,11 @@ func (s *Store) read(id string) (*task.Task, time.Time, error) {
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, time.Time{}, nil
 	}
+	if errors.Is(err, unix.ENOTDIR) {
+		// The store itself is broken, not this record: the same code as
+		// task-list, task-create, task-update and task-cleanup answer.
+		return nil, time.Time{}, errcode.Wrap(errcode.InternalError, err, "reading %s: the task store is not a directory", s.Dir)
+	}
 	if err != nil {
 		return nil, time.Time{}, errcode.Wrap(errcode.TaskCorrupt, err, "%s", name)
 	}

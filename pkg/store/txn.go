@@ -71,10 +71,26 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 // write stores t atomically and durably, re-checking lock ownership right
 // before the rename (D5, D6).
 func (tx *txn) write(t *task.Task) error {
+	return tx.writeAt(t, time.Time{})
+}
+
+// writeKeep stores t like write but keeps mtime as the file's modification
+// time: a bookkeeping write (a lease renewal, a mirror edge, a doctor
+// repair) is not activity on the task, so it neither counts as progress
+// for the Stop hook nor resets staleness (docs/claims.md). It leaves the
+// dedup index alone.
+func (tx *txn) writeKeep(t *task.Task, mtime time.Time) error {
+	if mtime.IsZero() {
+		return tx.write(t)
+	}
+	return tx.writeAt(t, mtime)
+}
+
+func (tx *txn) writeAt(t *task.Task, mtime time.Time) error {
 	if err := tx.keepAlive(); err != nil {
 		return err
 	}
-	data, err := task.Encode(t)
+	data, err := task.EncodeAs(t, tx.s.PluginSchema)
 	if err != nil {
 		return err
 	}
@@ -82,7 +98,7 @@ func (tx *txn) write(t *task.Task) error {
 		return errcode.New(errcode.ValidationError, "the record would be %d bytes, over the %d-byte cap", len(data), MaxRecordBytes)
 	}
 	path := filepath.Join(tx.s.Dir, task.FileName(t.ID))
-	err = durable.WriteFile(path, data, durable.Options{BeforeRename: tx.l.Check, NoDirSync: true})
+	err = durable.WriteFile(path, data, durable.Options{BeforeRename: tx.l.Check, NoDirSync: true, ModTime: mtime})
 	if errcode.Of(err) == errcode.TaskLockUnavailable {
 		tx.lost = err
 		return err
@@ -91,8 +107,11 @@ func (tx *txn) write(t *task.Task) error {
 		return errcode.Wrap(errcode.InternalError, err, "writing %s", task.FileName(t.ID))
 	}
 	tx.dirty = true
-	if tx.recent != nil {
+	switch {
+	case tx.recent != nil && mtime.IsZero():
 		tx.recent.record(t, tx.s.now())
+	case tx.recent != nil:
+		tx.recent.changed = true // entries keep their mtimes; re-stamp the directory's
 	}
 	return nil
 }

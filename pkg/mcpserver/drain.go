@@ -1,0 +1,124 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+)
+
+// drainWait bounds how long the end of the client's input waits for calls
+// still running.
+const drainWait = 60 * time.Second
+
+// drain lets every call a client sent before closing its input be answered:
+// the SDK ends the session at end of input and drops answers still being
+// computed, so a client that writes its requests and closes stdin (a script,
+// a pipe) would lose them. The reader counts the calls (JSON-RPC requests
+// with an id) it passes on, the writer the responses; end of input is
+// passed on only once every call has its response (or after drainWait).
+type drain struct {
+	mu      sync.Mutex
+	pending map[string]bool // ids of the calls not answered yet
+	done    *sync.Cond
+	in, out []byte // partial lines
+}
+
+func newDrain() *drain {
+	d := &drain{pending: map[string]bool{}}
+	d.done = sync.NewCond(&d.mu)
+	return d
+}
+
+type drainReader struct {
+	d *drain
+	r io.Reader
+}
+
+type drainWriter struct {
+	d *drain
+	w io.Writer
+}
+
+func (r drainReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	r.d.mu.Lock()
+	r.d.in = r.d.scan(append(r.d.in, p[:n]...), +1)
+	r.d.mu.Unlock()
+	if err == io.EOF {
+		r.d.wait()
+	}
+	return n, err
+}
+
+func (w drainWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	w.d.mu.Lock()
+	w.d.out = w.d.scan(append(w.d.out, p[:n]...), -1)
+	if len(w.d.pending) == 0 {
+		w.d.done.Broadcast()
+	}
+	w.d.mu.Unlock()
+	return n, err
+}
+
+// scan counts the complete lines of buf (calls when dir is +1, responses
+// when -1) and returns the partial line left. Called with mu held.
+func (d *drain) scan(buf []byte, dir int) []byte {
+	for {
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			return buf // counted when its line ends
+		}
+		d.count(bytes.TrimSpace(buf[:i]), dir)
+		buf = buf[i+1:]
+	}
+}
+
+type frame struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		RequestID json.RawMessage `json:"requestId"`
+	} `json:"params"`
+}
+
+func (d *drain) count(line []byte, dir int) {
+	var frames []frame
+	if len(line) > 0 && line[0] == '[' {
+		_ = json.Unmarshal(line, &frames)
+	} else {
+		var f frame
+		if json.Unmarshal(line, &f) == nil {
+			frames = []frame{f}
+		}
+	}
+	for _, f := range frames {
+		hasID := len(f.ID) > 0 && string(f.ID) != "null"
+		switch {
+		case dir > 0 && hasID && f.Method != "":
+			d.pending[string(f.ID)] = true // a call from the client
+		case dir > 0 && f.Method == "notifications/cancelled":
+			delete(d.pending, string(f.Params.RequestID)) // it may get no response
+		case dir < 0 && hasID && f.Method == "":
+			delete(d.pending, string(f.ID)) // our response
+		}
+	}
+}
+
+// wait blocks until every counted call has its response, or drainWait.
+func (d *drain) wait() {
+	deadline := time.Now().Add(drainWait)
+	timer := time.AfterFunc(drainWait, func() {
+		d.mu.Lock()
+		d.done.Broadcast()
+		d.mu.Unlock()
+	})
+	defer timer.Stop()
+	d.mu.Lock()
+	for len(d.pending) > 0 && time.Now().Before(deadline) {
+		d.done.Wait()
+	}
+	d.mu.Unlock()
+}

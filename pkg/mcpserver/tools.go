@@ -1,0 +1,257 @@
+package mcpserver
+
+import (
+	"reflect"
+	"strconv"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/schema"
+)
+
+// Tool is one MCP tool: its announced definition and how a call becomes
+// one run of a binary's handler.
+type Tool struct {
+	// Name is the tool's name (task_create, plan_read, …); Claude Code calls
+	// it mcp__matrixx__<Name>.
+	Name        string
+	Title       string
+	Description string
+	// Input is the inputSchema announced in tools/list.
+	Input *jsonschema.Schema
+	// ReadOnly, Destructive and Idempotent are the tool's annotations.
+	ReadOnly, Destructive, Idempotent bool
+
+	// Main is the binary run for a call.
+	Main cli.Main
+	// Command turns the call's arguments (a JSON object) into the binary's
+	// arguments and stdin document. A nil Command passes the arguments on
+	// stdin as they are and no arguments: the task tools, whose arguments
+	// are exactly the binaries' stdin documents.
+	Command func(args []byte) (argv []string, stdin []byte, err error)
+	// Plan is set for the plan tools: the global flags go before the
+	// subcommand.
+	Plan bool
+}
+
+// The arguments of the plan tools: the plan binary takes the name and
+// options as command-line arguments, so its MCP tools take them as JSON
+// (and the stdin document, where there is one, as a member).
+
+// PlanNameArgs are plan_delete's, plan_tasks' and plan_sync's arguments.
+type PlanNameArgs struct {
+	Name string `json:"name" jsonschema:"Plan name: kebab-case, without .md (auth, release-2-0)."`
+}
+
+// PlanCreateArgs are plan_create's arguments.
+type PlanCreateArgs struct {
+	Name    string  `json:"name" jsonschema:"Plan name: kebab-case, without .md (auth, release-2-0)."`
+	Content *string `json:"content,omitzero" jsonschema:"The plan's markdown, written byte for byte (at most 102400 bytes); absent or empty: a template to fill in with plan_update."`
+	Force   bool    `json:"force,omitzero" jsonschema:"Replace the plan if it exists (default: refuse with file_exists)."`
+}
+
+// PlanReadArgs are plan_read's arguments; the answer is plan read --json's.
+type PlanReadArgs struct {
+	Name   string `json:"name" jsonschema:"Plan name: kebab-case, without .md."`
+	Offset *int   `json:"offset,omitzero" jsonschema:"First line to return (1-based, default 1); anchors stay absolute."`
+	Limit  *int   `json:"limit,omitzero" jsonschema:"Return at most this many lines (0 or absent: all)."`
+}
+
+// PlanUpdateArgs are plan_update's arguments: plan update's stdin document
+// with the name and --dry-run beside it.
+type PlanUpdateArgs struct {
+	Name   string        `json:"name" jsonschema:"Plan name: kebab-case, without .md."`
+	Edits  []schema.Edit `json:"edits" jsonschema:"Anchored line edits, applied all or none; anchors (N#ID) come from plan_read and all refer to the plan as read."`
+	DryRun bool          `json:"dryRun,omitzero" jsonschema:"Check and apply the edits, answer as usual, write nothing."`
+}
+
+// PlanCheckArgs are plan_check's arguments.
+type PlanCheckArgs struct {
+	Name    string `json:"name" jsonschema:"Plan name: kebab-case, without .md."`
+	Item    int    `json:"item" jsonschema:"Number of the item as written (\"3. [ ] …\" is 3)."`
+	Uncheck bool   `json:"uncheck,omitzero" jsonschema:"Clear the checkbox instead of ticking it."`
+}
+
+// PlanListArgs are plan_list's arguments: none.
+type PlanListArgs struct{}
+
+// ClaimArgs are task_claim's arguments, task-claim's stdin document
+// {"id"?,"owner","lease"?} (issue 10's contract).
+type ClaimArgs struct {
+	ID    string `json:"id,omitzero" jsonschema:"Task to claim (T-…); absent: the next ready task."`
+	Owner string `json:"owner" jsonschema:"Who claims it (agent name)."`
+	Lease string `json:"lease,omitzero" jsonschema:"How long the claim lasts without renewal, Go duration syntax (90s, 15m, 2h)."`
+}
+
+// DoctorArgs are task_doctor's arguments, its flags --strict and --repair.
+type DoctorArgs struct {
+	Strict bool `json:"strict,omitzero" jsonschema:"Warnings fail too."`
+	Repair bool `json:"repair,omitzero" jsonschema:"Apply the safe repairs (missing mirror edges, edges to tasks that no longer exist)."`
+}
+
+// decodeArgs decodes a plan tool's arguments strictly (unknown keys, wrong
+// types and duplicate keys are validation_error, as on the binaries' stdin);
+// null is accepted where the binary's stdin accepts it.
+func decodeArgs(data []byte, v any) error {
+	err := json.Unmarshal(data, v,
+		json.RejectUnknownMembers(true), json.MatchCaseInsensitiveNames(false),
+		jsontext.AllowDuplicateNames(false), jsontext.AllowInvalidUTF8(false))
+	if err != nil {
+		return input.Explain(err)
+	}
+	return nil
+}
+
+func planArgs[T any](build func(a *T) (argv []string, stdin []byte, err error)) func([]byte) ([]string, []byte, error) {
+	return func(data []byte) ([]string, []byte, error) {
+		var a T
+		if err := decodeArgs(data, &a); err != nil {
+			return nil, nil, err
+		}
+		return build(&a)
+	}
+}
+
+func inputOf[T any]() *jsonschema.Schema {
+	s, err := schema.For(reflect.TypeFor[T](), true)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+func docInput(name string) *jsonschema.Schema {
+	d, ok := schema.Find(name)
+	if !ok || d.Input == nil {
+		panic("no input schema for " + name)
+	}
+	s := d.Input
+	s.Schema, s.Title = "", ""
+	return s
+}
+
+// flat merges an anyOf of object schemas into one object schema (the union
+// of their properties, none required): the Anthropic API refuses anyOf at
+// the top of a tool's input schema. The binary still decides which form the
+// document is in.
+func flat(s *jsonschema.Schema) *jsonschema.Schema {
+	out := &jsonschema.Schema{Type: "object", Description: s.Description, Properties: map[string]*jsonschema.Schema{}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
+	for _, sub := range s.AnyOf {
+		for _, name := range sub.PropertyOrder {
+			if _, ok := out.Properties[name]; !ok {
+				out.Properties[name] = sub.Properties[name]
+				out.PropertyOrder = append(out.PropertyOrder, name)
+			}
+		}
+	}
+	return out
+}
+
+// Tools returns matrixx-mcp's tools in the order tools/list announces them.
+func Tools() []Tool {
+	return []Tool{
+		{Name: "task_create", Title: "Create tasks", Main: cli.TaskCreate, Input: flat(docInput("task-create")),
+			Description: `Create one task ({"subject",…}) or a batch ({"items":[…]}, at most 1000) in the project's task store; task-create's stdin document and answer: {"tasks":[{"id","subject","deduplicated"?}],"errors":[{"index","error","message"}]}. An active task with the same subject written in the last 10 minutes is returned (deduplicated) instead of a new one. isError when no task was created.`},
+		{Name: "task_get", Title: "Get a task", Main: cli.TaskGet, Input: docInput("task-get"), ReadOnly: true, Idempotent: true,
+			Description: `Read one task by id: {"task":{…full record…}}, or {"task":null} when no such task exists.`},
+		{Name: "task_list", Title: "List tasks", Main: cli.TaskList, Input: docInput("task-list"), ReadOnly: true, Idempotent: true,
+			Description: `List tasks with their unresolved blockers: active ones (pending, in_progress) by default; "ready":true for pending tasks with no unresolved blocker (runnable now), "status" for exactly one status, "all":true for every status, "parentID" for subtasks. Answer: {"tasks":[{"id","subject","status","owner"?,"blockedBy","parentID"?}],"reminder","problems"?}.`},
+		{Name: "task_update", Title: "Update a task", Main: cli.TaskUpdate, Input: docInput("task-update"), Idempotent: true,
+			Description: `Update one task: scalars (subject, description, status, activeForm, owner, priority) replace, addBlocks/addBlockedBy append, metadata merges (null deletes a key). Set "status":"in_progress" when you start a task and "completed" as soon as it is done. Answer: {"task":{…full record…}}.`},
+		{Name: "task_cleanup", Title: "Delete finished tasks", Main: cli.TaskCleanup, Input: docInput("task-cleanup"), Destructive: true,
+			Description: `Delete completed tasks ("olderThan":"7d" for only those idle longer; "includeDeleted", "stale"; "dryRun":true to only report). Tasks still needed are kept: keptBlockers (an active task waits for them) and keptPlanItems (their plan item is unticked). Answer: {"deleted","remaining","deletedIds",…}.`},
+		{Name: "task_claim", Title: "Claim a task", Main: cli.TaskClaim, Input: inputOf[ClaimArgs](),
+			Description: `Claim a task for an owner (in_progress under a lease), or with no id the next ready task: task-claim's stdin document and answer {"task":{…}} or {"task":null} when nothing is ready. Refused with claim_conflict, task_blocked, task_not_claimable.`},
+		{Name: "task_doctor", Title: "Check the task store", Main: cli.TaskDoctor, Input: inputOf[DoctorArgs](), Idempotent: true,
+			Description: `Check the task store: missing blockers and parents, cycles, corrupt files (errors), one-sided edges and expired claims (warnings); "repair":true applies the safe repairs. Answer: task-doctor's report.`,
+			Command: func(data []byte) ([]string, []byte, error) {
+				var a DoctorArgs
+				if err := decodeArgs(data, &a); err != nil {
+					return nil, nil, err
+				}
+				var argv []string
+				if a.Strict {
+					argv = append(argv, "--strict")
+				}
+				if a.Repair {
+					argv = append(argv, "--repair")
+				}
+				return argv, nil, nil
+			}},
+		{Name: "plan_create", Title: "Create a plan", Main: cli.Plan, Plan: true, Input: inputOf[PlanCreateArgs](),
+			Description: `Create .matrixx/plans/<name>.md from markdown ("content"; a template when absent). Numbered checkbox items ("1. [ ] …") are the work. Answer: {"name","size","progress":{"done","total"},"totalLines","replaced"?,"template"?}.`,
+			Command: planArgs(func(a *PlanCreateArgs) ([]string, []byte, error) {
+				argv := []string{"create"}
+				if a.Force {
+					argv = append(argv, "--force")
+				}
+				var content []byte
+				if a.Content != nil {
+					content = []byte(*a.Content)
+				}
+				return append(argv, "--", a.Name), content, nil
+			})},
+		{Name: "plan_read", Title: "Read a plan", Main: cli.Plan, Plan: true, Input: inputOf[PlanReadArgs](), ReadOnly: true, Idempotent: true,
+			Description: `Read a plan as plan read --json answers it: {"name","size","progress","totalLines","lines":[{"line","id","text"}]}. plan_update needs the anchors "<line>#<id>" of these lines.`,
+			Command: planArgs(func(a *PlanReadArgs) ([]string, []byte, error) {
+				argv := []string{"read", "--json"}
+				if a.Offset != nil {
+					argv = append(argv, "--offset", strconv.Itoa(*a.Offset))
+				}
+				if a.Limit != nil {
+					argv = append(argv, "--limit", strconv.Itoa(*a.Limit))
+				}
+				return append(argv, "--", a.Name), []byte{}, nil
+			})},
+		{Name: "plan_update", Title: "Edit a plan", Main: cli.Plan, Plan: true, Input: inputOf[PlanUpdateArgs](), Idempotent: false,
+			Description: `Apply anchored line edits to a plan, all or none: {"name","edits":[{"op":"replace|append|prepend","pos":"N#ID","end"?,"lines":[…]}],"dryRun"?}. When an anchor no longer matches nothing is written and the answer is anchor_mismatch with the current lines and fresh anchors. Answer: {"name","size","progress","totalLines","changed","lines"}.`,
+			Command: func(data []byte) ([]string, []byte, error) {
+				// name and dryRun are ours; the edits go to plan update as
+				// its stdin document, as given, for it to judge.
+				var a struct {
+					Name   string         `json:"name"`
+					Edits  jsontext.Value `json:"edits,omitzero"`
+					DryRun bool           `json:"dryRun,omitzero"`
+				}
+				if err := decodeArgs(data, &a); err != nil {
+					return nil, nil, err
+				}
+				doc := []byte("{}")
+				if a.Edits != nil {
+					doc = append(append([]byte(`{"edits":`), a.Edits...), '}')
+				}
+				argv := []string{"update"}
+				if a.DryRun {
+					argv = append(argv, "--dry-run")
+				}
+				return append(argv, "--", a.Name), doc, nil
+			}},
+		{Name: "plan_list", Title: "List plans", Main: cli.Plan, Plan: true, Input: inputOf[PlanListArgs](), ReadOnly: true, Idempotent: true,
+			Description: `List the plans with size and progress: {"plans":[{"name","size","progress":{"done","total"}}],"problems"?}.`,
+			Command:     planArgs(func(*PlanListArgs) ([]string, []byte, error) { return []string{"list"}, []byte{}, nil })},
+		{Name: "plan_delete", Title: "Delete a plan", Main: cli.Plan, Plan: true, Input: inputOf[PlanNameArgs](), Destructive: true,
+			Description: `Delete a plan (its tasks are left alone): {"name","deleted":true}.`,
+			Command: planArgs(func(a *PlanNameArgs) ([]string, []byte, error) {
+				return []string{"delete", "--", a.Name}, []byte{}, nil
+			})},
+		{Name: "plan_tasks", Title: "Plan items to file", Main: cli.Plan, Plan: true, Input: inputOf[PlanNameArgs](), ReadOnly: true, Idempotent: true,
+			Description: `The plan's open numbered items that have no task yet, as a task_create batch: {"items":[{"subject","metadata":{"planName","planItem"}}]}; pass it to task_create as it is. Never files an item twice.`,
+			Command:     planArgs(func(a *PlanNameArgs) ([]string, []byte, error) { return []string{"tasks", "--", a.Name}, []byte{}, nil })},
+		{Name: "plan_check", Title: "Tick a plan item", Main: cli.Plan, Plan: true, Input: inputOf[PlanCheckArgs](), Idempotent: true,
+			Description: `Tick numbered item N of a plan ("uncheck":true clears it); no anchor needed. Answer: {"name","size","progress","item","done","changed","lines"}.`,
+			Command: planArgs(func(a *PlanCheckArgs) ([]string, []byte, error) {
+				argv := []string{"check"}
+				if a.Uncheck {
+					argv = append(argv, "--uncheck")
+				}
+				return append(argv, "--", a.Name, strconv.Itoa(a.Item)), []byte{}, nil
+			})},
+		{Name: "plan_sync", Title: "Tick finished plan items", Main: cli.Plan, Plan: true, Input: inputOf[PlanNameArgs](), Idempotent: true,
+			Description: `Tick every open item of the plan whose task is completed: {"name","size","progress","checked":[N,…],"lines"}.`,
+			Command:     planArgs(func(a *PlanNameArgs) ([]string, []byte, error) { return []string{"sync", "--", a.Name}, []byte{}, nil })},
+	}
+}
