@@ -2,6 +2,7 @@ package porcelain
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -12,6 +13,9 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
+
+// idRe finds task ids in the plumbing's messages.
+var idRe = regexp.MustCompile(`T-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*`)
 
 // barWidth is the length of a progress bar in cells.
 const barWidth = 20
@@ -167,6 +171,20 @@ func (c *doctorCmd) run(r *runner) error {
 	if err := json.Unmarshal(firstLine(a.stdout), &rep, json.RejectUnknownMembers(false)); err != nil || rep.Findings == nil {
 		return r.check(a) // an error envelope, not a report
 	}
+	// Ids in the findings read as handles, as everywhere for people.
+	names := func(s string) string { return clean(s) }
+	if p, err := r.project(); err == nil {
+		if v, err := load(p.Store, false); err == nil {
+			names = func(s string) string {
+				return idRe.ReplaceAllStringFunc(clean(s), func(id string) string {
+					if h, ok := v.handle[id]; ok {
+						return h
+					}
+					return id
+				})
+			}
+		}
+	}
 	for _, f := range rep.Findings {
 		mark, st := r.st.pick("✗", "x"), task.Deleted
 		switch {
@@ -175,9 +193,9 @@ func (c *doctorCmd) run(r *runner) error {
 		case f.Severity == "warning":
 			mark, st = "!", task.InProgress
 		}
-		fmt.Fprintf(r.stdout, "%s %s %s: %s\n", r.st.paint(st, mark), r.st.paint(st, f.Severity), f.Kind, clean(f.Message))
+		fmt.Fprintf(r.stdout, "%s %s %s: %s\n", r.st.paint(st, mark), r.st.paint(st, f.Severity), f.Kind, names(f.Message))
 		if f.Repair != "" && !f.Repaired {
-			fmt.Fprintf(r.stdout, "    repair: %s\n", clean(f.Repair))
+			fmt.Fprintf(r.stdout, "    repair: %s\n", names(f.Repair))
 		}
 	}
 	fmt.Fprintf(r.stdout, "%d tasks checked: %d error(s), %d warning(s), %d repaired\n", rep.Tasks, rep.Errors, rep.Warnings, rep.Repaired)

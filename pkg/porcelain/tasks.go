@@ -337,8 +337,11 @@ func (c *showCmd) run(r *runner) error {
 	field("status", st.paint(t.Status, st.glyph(t.Status)+" "+string(t.Status))+st.dim("  (changed "+st.ago(v.modTime(id))+")"))
 	field("priority", string(t.Priority))
 	field("owner", clean(t.Owner))
-	if claim := claimOf(t); claim != "" {
-		field("claim", claim)
+	if owner, lease := claimOf(t); owner != "" {
+		if lease != "" {
+			owner += ", " + lease
+		}
+		field("claim", owner)
 	}
 	field("active form", clean(t.ActiveForm))
 	if t.ParentID != "" {
@@ -388,7 +391,9 @@ func (c *showCmd) run(r *runner) error {
 		slices.Sort(keys)
 		fmt.Fprintf(w, "  metadata\n")
 		for _, k := range keys {
-			fmt.Fprintf(w, "    %s: %s\n", clean(k), clean(string(t.Metadata[k])))
+			val := slices.Clone(t.Metadata[k])
+			_ = val.Compact()
+			fmt.Fprintf(w, "    %s: %s\n", clean(k), clean(string(val)))
 		}
 	}
 	return nil
@@ -403,28 +408,47 @@ func (r *runner) ref(v *view, id string) string {
 	return r.st.paint(t.Status, r.st.glyph(t.Status)+" "+v.h(id)) + "  " + clean(t.Subject) + r.st.dim("  ("+string(t.Status)+")")
 }
 
-// claimOf describes metadata.claim: its owner and lease expiry.
-func claimOf(t *task.Task) string {
+// claimOf describes metadata.claim: its owner and what is left of its
+// lease ("" when the task carries no claim or no lease).
+func claimOf(t *task.Task) (owner, lease string) {
 	raw, ok := t.Metadata["claim"]
 	if !ok || raw.Kind() != '{' {
-		return ""
+		return "", ""
 	}
 	var c struct {
 		Owner     string `json:"owner"`
 		ExpiresAt string `json:"expiresAt"`
 	}
 	if json.Unmarshal(raw, &c, json.RejectUnknownMembers(false)) != nil {
-		return ""
+		return "", ""
 	}
-	out := clean(c.Owner)
 	if exp, err := time.Parse(time.RFC3339Nano, c.ExpiresAt); err == nil {
 		if d := time.Until(exp); d > 0 {
-			out += fmt.Sprintf(", lease ends in %s", d.Round(time.Minute))
+			lease = "lease ends in " + short(d)
 		} else {
-			out += ", lease expired"
+			lease = "lease expired " + short(-d) + " ago"
 		}
 	}
-	return out
+	return clean(c.Owner), lease
+}
+
+// short prints a duration for people, to the minute: "15m", "1h30m", "2d3h";
+// under a minute "<1m".
+func short(d time.Duration) string {
+	d = d.Round(time.Minute)
+	switch {
+	case d < time.Minute:
+		return "<1m"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	case d < 48*time.Hour:
+		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+		if m == 0 {
+			return fmt.Sprintf("%dh", h)
+		}
+		return fmt.Sprintf("%dh%dm", h, m)
+	}
+	return fmt.Sprintf("%dd%dh", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
 }
 
 // ---- add ----
@@ -603,9 +627,9 @@ func (c *claimCmd) run(r *runner) error {
 	if err != nil {
 		return err
 	}
-	line := fmt.Sprintf("claimed %s %q as %s", v.h(res.Task.ID), clean(res.Task.Subject), clean(owner))
-	if cl := claimOf(res.Task); cl != "" {
-		line += " (" + cl + ")"
+	line := fmt.Sprintf("claimed %s %q as %s", v.h(res.Task.ID), clean(res.Task.Subject), clean(res.Task.Owner))
+	if _, lease := claimOf(res.Task); lease != "" {
+		line += ", " + lease
 	}
 	fmt.Fprintf(r.stdout, "%s (%s)\n", line, res.Task.ID)
 	return nil
