@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -131,6 +132,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int)
 	}
 	ctx, err := parser.Parse(args)
 	if err != nil {
+		if slices.Contains(args, "--json") {
+			// Scripts asked for JSON: the plumbing's usage envelope too.
+			r.g = &globals{JSON: true}
+		}
 		return r.usage(err, ctx)
 	}
 	r.g = &m.globals
@@ -164,7 +169,15 @@ func (r *runner) usage(err error, ctx *kong.Context) int {
 	if ctx != nil && ctx.Selected() != nil {
 		where = Name + " " + ctx.Selected().Name
 	}
-	fmt.Fprintf(r.stderr, "%s: %v; see %s --help\n", Name, err, where)
+	msg := fmt.Sprintf("%v; see %s --help", err, where)
+	fmt.Fprintf(r.stderr, "%s: %s\n", Name, msg)
+	if r.g != nil && r.g.JSON {
+		b, _ := json.Marshal(struct {
+			Error   errcode.Code `json:"error"`
+			Message string       `json:"message"`
+		}{errcode.InvalidArguments, msg}, json.Deterministic(true))
+		fmt.Fprintf(r.stdout, "%s\n", b)
+	}
 	return errcode.ExitUsage
 }
 
