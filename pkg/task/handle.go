@@ -63,46 +63,82 @@ func MatchesHandle(id, h string) bool {
 // that is at least MinHandle long and is the suffix of no other id's
 // digits. An id with too few digits for that (a short hand-written id, or
 // one whose digits are a suffix of another's) gets its full id. ids need
-// not be sorted; out[i] is the handle of ids[i]. O(n log n).
+// not be sorted; out[i] is the handle of ids[i]. O(n log n), comparing the
+// ids from their ends in place (no copies: it runs for every listing).
 func ShortHandles(ids []string) []string {
-	type rev struct {
-		r  string
-		at int
+	order := make([]int32, len(ids))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	rs := make([]rev, len(ids))
-	for i, id := range ids {
-		d := []byte(Digits(id))
-		slices.Reverse(d)
-		rs[i] = rev{string(d), i}
-	}
-	slices.SortFunc(rs, func(a, b rev) int { return strings.Compare(a.r, b.r) })
+	slices.SortFunc(order, func(a, b int32) int { return compareTails(ids[a], ids[b]) })
 	out := make([]string, len(ids))
-	for i, x := range rs {
+	for k, i := range order {
 		need := MinHandle
-		if i > 0 {
-			need = max(need, common(x.r, rs[i-1].r)+1)
+		if k > 0 {
+			need = max(need, commonTail(ids[i], ids[order[k-1]])+1)
 		}
-		if i+1 < len(rs) {
-			need = max(need, common(x.r, rs[i+1].r)+1)
+		if k+1 < len(order) {
+			need = max(need, commonTail(ids[i], ids[order[k+1]])+1)
 		}
-		if need > len(x.r) {
-			out[x.at] = ids[x.at]
-			continue
-		}
-		h := []byte(x.r[:need])
-		slices.Reverse(h)
-		out[x.at] = string(h)
+		out[i] = tail(ids[i], need)
 	}
 	return out
 }
 
-// common returns the length of the common prefix of a and b.
-func common(a, b string) int {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return i
+// digitAt walks id's digits (Digits) from the end: it returns the digit
+// before position *pos, moving *pos back past it, or 0 once none is left.
+func digitAt(id string, pos *int) byte {
+	start := 0
+	if strings.HasPrefix(id, "T-") {
+		start = 2
+	}
+	for *pos > start {
+		*pos--
+		c := id[*pos]
+		switch {
+		case c == '-':
+			continue
+		case 'A' <= c && c <= 'Z':
+			return c + 'a' - 'A'
+		}
+		return c
+	}
+	return 0
+}
+
+// compareTails orders ids by their reversed digits.
+func compareTails(a, b string) int {
+	i, j := len(a), len(b)
+	for {
+		x, y := digitAt(a, &i), digitAt(b, &j)
+		switch {
+		case x == 0 && y == 0:
+			return 0
+		case x < y:
+			return -1
+		case x > y:
+			return 1
 		}
 	}
-	return n
+}
+
+// commonTail is how many trailing digits a and b share.
+func commonTail(a, b string) int {
+	i, j, n := len(a), len(b), 0
+	for {
+		x, y := digitAt(a, &i), digitAt(b, &j)
+		if x == 0 || x != y {
+			return n
+		}
+		n++
+	}
+}
+
+// tail is the last n digits of id, or id itself when it has fewer.
+func tail(id string, n int) string {
+	d := Digits(id)
+	if n > len(d) {
+		return id
+	}
+	return d[len(d)-n:]
 }
