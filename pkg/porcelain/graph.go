@@ -58,7 +58,7 @@ func buildGraph(v *view, all bool) *graph {
 	miss := map[string]bool{}
 	for _, t := range g.nodes {
 		for _, b := range v.blockers(t.ID) {
-			bt := v.byID[b]
+			bt := v.get(b)
 			switch {
 			case shown(bt):
 				g.preds[t.ID] = append(g.preds[t.ID], b)

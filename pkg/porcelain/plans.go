@@ -177,7 +177,7 @@ func (c *doctorCmd) run(r *runner) error {
 		if v, err := load(p.Store, false); err == nil {
 			names = func(s string) string {
 				return idRe.ReplaceAllStringFunc(clean(s), func(id string) string {
-					if h, ok := v.handle[id]; ok {
+					if h, ok := v.handleOf(id); ok {
 						return h
 					}
 					return id

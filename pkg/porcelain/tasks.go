@@ -34,7 +34,7 @@ func (r *runner) resolve(p *cli.Project, typed string) (string, error) {
 				break
 			}
 			subject := ""
-			if t := v.byID[id]; t != nil {
+			if t := v.get(id); t != nil {
 				subject = " " + r.st.truncate(clean(t.Subject), 40)
 			}
 			c = append(c, v.h(id)+subject)
@@ -321,7 +321,7 @@ func (c *showCmd) run(r *runner) error {
 	if err != nil {
 		return err
 	}
-	t := v.byID[id]
+	t := v.get(id)
 	if t == nil {
 		return errcode.New(errcode.TaskCorrupt, "%s.json is not a readable task", id)
 	}
@@ -401,7 +401,7 @@ func (c *showCmd) run(r *runner) error {
 
 // ref is one line naming another task: glyph, handle, subject, status.
 func (r *runner) ref(v *view, id string) string {
-	t := v.byID[id]
+	t := v.get(id)
 	if t == nil {
 		return r.st.glyph("") + " " + id + r.st.dim("  (no such task)")
 	}
@@ -669,14 +669,14 @@ func (c *doneCmd) run(r *runner) error {
 	if err != nil {
 		return err
 	}
-	t := v.byID[id]
+	t := v.get(id)
 	if t == nil {
 		return errcode.New(errcode.TaskNotFound, "no task %s", c.ID)
 	}
 	fmt.Fprintln(r.stdout, DoneLine(v.h(id), t.Subject, id))
 	var now []string
 	for _, d := range v.dependents(id) {
-		if x := v.byID[d]; x != nil && v.ready(x) {
+		if x := v.get(d); x != nil && v.ready(x) {
 			now = append(now, r.ref(v, d))
 		}
 	}
@@ -727,7 +727,7 @@ func (c *treeCmd) run(r *runner) error {
 		if !shown(t) {
 			continue
 		}
-		if par := v.byID[t.ParentID]; t.ParentID != "" && par != nil && shown(par) {
+		if par := v.get(t.ParentID); t.ParentID != "" && par != nil && shown(par) {
 			kids[t.ParentID] = append(kids[t.ParentID], t)
 		} else {
 			roots = append(roots, t)

@@ -13,12 +13,14 @@ import (
 )
 
 // view is the store as people see it: every readable task (all statuses)
-// with its shortest unique handle.
+// with its shortest unique handle and, when asked, its file's
+// modification time. One map (id → index) serves every lookup.
 type view struct {
 	tasks    []*task.Task // sorted by id (creation order)
-	byID     map[string]*task.Task
-	handle   map[string]string
-	mtime    map[string]time.Time // when loaded with mtimes
+	handle   []string     // handle[i] is tasks[i]'s
+	mtimes   []time.Time  // when loaded with mtimes
+	at       map[string]int32
+	extra    map[string]string // handles of unreadable files' ids
 	problems []store.Problem
 	dir      string
 }
@@ -30,23 +32,24 @@ func load(st *store.Store, mtimes bool) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
+	n := len(snap.Entries)
 	v := &view{
-		tasks:  make([]*task.Task, 0, len(snap.Entries)),
-		byID:   make(map[string]*task.Task, len(snap.Entries)),
-		handle: make(map[string]string, len(snap.Entries)),
-		dir:    st.Dir,
+		tasks:    make([]*task.Task, n),
+		at:       make(map[string]int32, n),
+		problems: snap.Problems,
+		dir:      st.Dir,
 	}
-	ids := make([]string, 0, len(snap.Entries)+len(snap.Problems))
 	if mtimes {
-		v.mtime = make(map[string]time.Time, len(snap.Entries))
+		v.mtimes = make([]time.Time, n)
 	}
-	for _, e := range snap.Entries {
+	ids := make([]string, n, n+len(snap.Problems))
+	for i, e := range snap.Entries {
+		v.tasks[i] = e.Task
+		v.at[e.Task.ID] = int32(i)
+		ids[i] = e.Task.ID
 		if mtimes {
-			v.mtime[e.Task.ID] = e.ModTime
+			v.mtimes[i] = e.ModTime
 		}
-		v.tasks = append(v.tasks, e.Task)
-		v.byID[e.Task.ID] = e.Task
-		ids = append(ids, e.Task.ID)
 	}
 	// Unreadable files still hold their id: handles stay unique against
 	// them, as ResolveID matches file names.
@@ -55,18 +58,30 @@ func load(st *store.Store, mtimes bool) (*view, error) {
 			ids = append(ids, id)
 		}
 	}
-	v.problems = snap.Problems
-	for i, h := range task.ShortHandles(ids) {
-		v.handle[ids[i]] = h
+	hs := task.ShortHandles(ids)
+	v.handle = hs[:n]
+	for i := n; i < len(ids); i++ {
+		if v.extra == nil {
+			v.extra = map[string]string{}
+		}
+		v.extra[ids[i]] = hs[i]
 	}
 	return v, nil
+}
+
+// get is the task with id, nil when there is none.
+func (v *view) get(id string) *task.Task {
+	if i, ok := v.at[id]; ok {
+		return v.tasks[i]
+	}
+	return nil
 }
 
 // modTime is the modification time of id's record file (zero when it
 // cannot be read): from the scan when it took them, else looked up.
 func (v *view) modTime(id string) time.Time {
-	if v.mtime != nil {
-		return v.mtime[id]
+	if i, ok := v.at[id]; ok && v.mtimes != nil {
+		return v.mtimes[i]
 	}
 	fi, err := os.Lstat(filepath.Join(v.dir, task.FileName(id)))
 	if err != nil {
@@ -75,10 +90,20 @@ func (v *view) modTime(id string) time.Time {
 	return fi.ModTime()
 }
 
+// handleOf is id's shortest unique handle; ok is false for an id with no
+// file in the store.
+func (v *view) handleOf(id string) (string, bool) {
+	if i, ok := v.at[id]; ok {
+		return v.handle[i], true
+	}
+	h, ok := v.extra[id]
+	return h, ok
+}
+
 // h is the handle to show for id (the id itself when it has none, e.g. a
 // blocker whose file is gone).
 func (v *view) h(id string) string {
-	if s, ok := v.handle[id]; ok {
+	if s, ok := v.handleOf(id); ok {
 		return s
 	}
 	return id
@@ -86,7 +111,7 @@ func (v *view) h(id string) string {
 
 // status of id; "" when there is no such task.
 func (v *view) status(id string) task.Status {
-	if t := v.byID[id]; t != nil {
+	if t := v.get(id); t != nil {
 		return t.Status
 	}
 	return ""
@@ -120,7 +145,7 @@ func (v *view) dependents(id string) []string {
 			out = append(out, x)
 		}
 	}
-	if t := v.byID[id]; t != nil {
+	if t := v.get(id); t != nil {
 		for _, x := range t.Blocks {
 			add(x)
 		}
@@ -145,7 +170,7 @@ func (v *view) blockers(id string) []string {
 			out = append(out, x)
 		}
 	}
-	if t := v.byID[id]; t != nil {
+	if t := v.get(id); t != nil {
 		for _, x := range t.BlockedBy {
 			add(x)
 		}
