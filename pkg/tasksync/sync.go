@@ -1,0 +1,555 @@
+package tasksync
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// SyncConflict is the error code of a sync whose push was rejected more
+// often than its budget allows: nothing is lost, the local changes are
+// committed on the local ref and the next sync pushes them.
+const SyncConflict errcode.Code = "sync_conflict"
+
+// DefaultAttempts is the push budget of one sync: 8 fetch-merge-push rounds.
+const DefaultAttempts = 8
+
+// Options say what one sync moves and where.
+type Options struct {
+	// Root is the project root: the git repository's work tree (or any
+	// directory inside it).
+	Root string
+	// TasksDir is the task store (store.Resolve); PlansDir the plans
+	// directory (plan.DirOf).
+	TasksDir, PlansDir string
+	// StateDir receives the remote version of records that cannot be
+	// merged (<root>/.matrixx/state).
+	StateDir string
+	// Remote is the git remote (default "origin").
+	Remote string
+	// Attempts is the push budget (DefaultAttempts when zero).
+	Attempts int
+	// Lock tunes the store and plans locks.
+	Lock lock.Options
+	// Log receives human notes (skipped files); may be nil.
+	Log io.Writer
+	// NoPush fetches and merges but does not push (RemoteClaim's first
+	// step does push; tests use it).
+	NoPush bool
+}
+
+// Result is task-sync's answer: {"pulled":n,"pushed":n,"merged":n,"conflicts":[…]}.
+// pulled counts the store files (records and plans) the sync changed or
+// removed locally, pushed the files the push changed on the remote ref,
+// merged the files changed on both sides and merged three ways; conflicts
+// lists every decision a rule took (Conflict).
+type Result struct {
+	Pulled    int        `json:"pulled"`
+	Pushed    int        `json:"pushed"`
+	Merged    int        `json:"merged"`
+	Conflicts []Conflict `json:"conflicts"`
+	// Tip is the commit the local ref ended on (not part of the answer).
+	Tip string `json:"-"`
+}
+
+func (o *Options) remote() string {
+	if o.Remote == "" {
+		return "origin"
+	}
+	return o.Remote
+}
+
+func (o *Options) logf(format string, args ...any) {
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, "task-sync: "+format+"\n", args...)
+	}
+}
+
+// Sync fetches the remote's ref, merges it into the local store, commits
+// and pushes, retrying a rejected push up to the budget (docs/sync.md).
+// Errors: sync_conflict when the budget runs out (nothing lost),
+// git_failed, task_lock_unavailable, internal_error.
+func Sync(o Options) (*Result, error) {
+	res := &Result{Conflicts: []Conflict{}}
+	err := withRepo(o, func(r *repo) error { return syncLoop(r, &o, res, nil) })
+	return res, err
+}
+
+func withRepo(o Options, fn func(r *repo) error) error {
+	r, err := openRepo(o.Root, nil)
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	if err := r.ensureDriver(); err != nil {
+		o.logf("warning: could not register the merge driver: %v", err)
+	}
+	return fn(r)
+}
+
+// syncLoop runs fetch, merge, push rounds. check, when set, runs under the
+// locks after each merge and reports whether it wrote to the store, which
+// is then committed before the push (RemoteClaim makes or verifies its
+// claim there).
+func syncLoop(r *repo, o *Options, res *Result, check func(tl *lock.Lock) (bool, error)) error {
+	attempts := o.Attempts
+	if attempts <= 0 {
+		attempts = DefaultAttempts
+	}
+	remote := o.remote()
+	for i := 0; i < attempts; i++ {
+		found, err := r.fetch(remote)
+		if err != nil {
+			return err
+		}
+		rtip, rtree := "", ""
+		if found {
+			if rtip, rtree, err = r.commit(trackingRef(remote)); err != nil {
+				return err
+			}
+		}
+		tip, tree, err := r.step(o, res, rtip, rtree, check)
+		if err != nil {
+			return err
+		}
+		res.Tip = tip
+		if tip == rtip || o.NoPush {
+			return nil
+		}
+		err = r.push(remote, tip)
+		if errors.Is(err, errRejected) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		rf, err := r.tree(rtree)
+		if err != nil {
+			return err
+		}
+		tf, err := r.tree(tree)
+		if err != nil {
+			return err
+		}
+		res.Pushed += countDiff(rf, tf)
+		_ = r.updateRef(trackingRef(remote), tip, rtip)
+		return nil
+	}
+	return errcode.New(SyncConflict, "the remote's %s moved %d times while this sync tried to push; nothing was lost (the local changes are committed on %s and the next task-sync pushes them); retry", Branch, attempts, Ref)
+}
+
+func countDiff(a, b files) int {
+	n := 0
+	for p, oid := range a {
+		if b[p] != oid {
+			n++
+		}
+	}
+	for p := range b {
+		if _, ok := a[p]; !ok {
+			n++
+		}
+	}
+	return n
+}
+
+// step commits the local store on the local ref, merges the remote tip
+// into it and writes the result into the store, all under the store's and
+// the plans' locks. It returns the new local tip and its tree.
+func (r *repo) step(o *Options, res *Result, rtip, rtree string, check func(tl *lock.Lock) (bool, error)) (string, string, error) {
+	tl, err := lock.Acquire(o.TasksDir, o.Lock)
+	if err != nil {
+		return "", "", err
+	}
+	defer tl.Release()
+	pl, err := lock.Acquire(o.PlansDir, o.Lock)
+	if err != nil {
+		return "", "", err
+	}
+	defer pl.Release()
+	tip, tree, err := r.stepLocked(o, res, rtip, rtree, tl, pl, check)
+	uerr := pl.Unlink()
+	if e := tl.Unlink(); uerr == nil {
+		uerr = e
+	}
+	if err == nil && uerr != nil {
+		err = uerr
+	}
+	return tip, tree, err
+}
+
+// commitLocal commits the store's current content on the local ref when
+// it differs from the ref's tree (or the ref does not exist yet). It
+// returns the tip, its tree and listing, and the store's content.
+func (r *repo) commitLocal(o *Options) (ltip, ltree string, lfiles files, local map[string][]byte, err error) {
+	ltip, ltree, err = r.commit(Ref)
+	if err != nil {
+		return
+	}
+	if local, err = readStore(o); err != nil {
+		return
+	}
+	if lfiles, err = r.tree(ltree); err != nil {
+		return
+	}
+	cur := files{}
+	for p, data := range local {
+		cur[p] = r.hashBlob(data)
+	}
+	if ltip != "" && countDiff(cur, lfiles) == 0 {
+		return
+	}
+	changed := map[string][]byte{}
+	for p, oid := range cur {
+		if lfiles[p] != oid {
+			changed[p] = local[p]
+		}
+	}
+	if err = r.storeBlobs(changed); err != nil {
+		return
+	}
+	t, err := r.writeTree(cur)
+	if err != nil {
+		return
+	}
+	if ltip == "" || t != ltree {
+		host, _ := os.Hostname()
+		c, err2 := r.commitTree(t, "task-sync: local changes on "+host, ltip)
+		if err = err2; err != nil {
+			return
+		}
+		if err = r.updateRef(Ref, c, ltip); err != nil {
+			return
+		}
+		ltip, ltree = c, t
+	}
+	lfiles = cur
+	return
+}
+
+func (r *repo) stepLocked(o *Options, res *Result, rtip, rtree string, tl, pl *lock.Lock, check func(tl *lock.Lock) (bool, error)) (string, string, error) {
+	tip, tree, err := r.mergeLocked(o, res, rtip, rtree, tl, pl)
+	if err != nil || check == nil {
+		return tip, tree, err
+	}
+	wrote, err := check(tl)
+	if err != nil || !wrote {
+		return tip, tree, err
+	}
+	tip, tree, _, _, err = r.commitLocal(o)
+	return tip, tree, err
+}
+
+func (r *repo) mergeLocked(o *Options, res *Result, rtip, rtree string, tl, pl *lock.Lock) (string, string, error) {
+	ltip, ltree, lfiles, local, err := r.commitLocal(o)
+	if err != nil {
+		return "", "", err
+	}
+	if rtip == "" || rtip == ltip {
+		return ltip, ltree, nil
+	}
+	mb, err := r.mergeBase(ltip, rtip)
+	if err != nil {
+		return "", "", err
+	}
+	if mb == rtip {
+		return ltip, ltree, nil // the remote has nothing we lack
+	}
+	rfiles, err := r.tree(rtree)
+	if err != nil {
+		return "", "", err
+	}
+	var target, ttree string
+	var want files
+	contents := map[string][]byte{}
+	if mb == ltip {
+		target, ttree, want = rtip, rtree, rfiles // fast-forward
+	} else {
+		bfiles := files{}
+		if mb != "" {
+			_, btree, err := r.commit(mb)
+			if err != nil {
+				return "", "", err
+			}
+			if bfiles, err = r.tree(btree); err != nil {
+				return "", "", err
+			}
+		}
+		want, err = r.merge3(o, res, bfiles, lfiles, rfiles, local, contents)
+		if err != nil {
+			return "", "", err
+		}
+		if err := r.storeBlobs(contents); err != nil {
+			return "", "", err
+		}
+		if ttree, err = r.writeTree(want); err != nil {
+			return "", "", err
+		}
+		host, _ := os.Hostname()
+		if target, err = r.commitTree(ttree, "task-sync: merge "+o.remote()+"/"+Branch+" on "+host, ltip, rtip); err != nil {
+			return "", "", err
+		}
+	}
+	// Write what changed into the store (it holds lfiles now).
+	n, err := r.apply(o, lfiles, want, contents, tl, pl)
+	res.Pulled += n
+	if err != nil {
+		return "", "", err
+	}
+	if err := r.updateRef(Ref, target, ltip); err != nil {
+		return "", "", err
+	}
+	return target, ttree, nil
+}
+
+// storeBlobs writes contents as blobs (through scratch files and one git
+// hash-object) and checks git computed the ids we did.
+func (r *repo) storeBlobs(contents map[string][]byte) error {
+	if len(contents) == 0 {
+		return nil
+	}
+	if r.scratch == "" {
+		d, err := os.MkdirTemp(r.gitDir, "matrixx-sync-")
+		if err != nil {
+			return errcode.Wrap(GitFailed, err, "creating a scratch directory in %s", r.gitDir)
+		}
+		r.scratch = d
+	}
+	dir, err := os.MkdirTemp(r.scratch, "blobs-")
+	if err != nil {
+		return errcode.Wrap(errcode.InternalError, err, "writing blobs")
+	}
+	defer os.RemoveAll(dir)
+	var paths []string
+	i := 0
+	for _, data := range contents {
+		p := filepath.Join(dir, fmt.Sprint(i))
+		i++
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			return errcode.Wrap(errcode.InternalError, err, "writing blobs")
+		}
+		paths = append(paths, p)
+	}
+	return r.writeBlobs(paths)
+}
+
+// apply makes the store hold want instead of have: writes changed files
+// (durably, re-checking the lock before each rename) and removes files
+// want lacks. It returns how many files it changed.
+func (r *repo) apply(o *Options, have, want files, contents map[string][]byte, tl, pl *lock.Lock) (int, error) {
+	n := 0
+	var dirs = map[string]bool{}
+	paths := make([]string, 0, len(want))
+	for p := range want {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		oid := want[p]
+		if have[p] == oid {
+			continue
+		}
+		data, ok := contents[p]
+		if !ok || r.hashBlob(data) != oid {
+			var err error
+			if data, err = r.blob(oid); err != nil {
+				return n, err
+			}
+		}
+		dir, l := o.TasksDir, tl
+		if strings.HasPrefix(p, "plans/") {
+			dir, l = o.PlansDir, pl
+		}
+		target := filepath.Join(dir, filepath.Base(p))
+		if err := durable.WriteFile(target, data, durable.Options{BeforeRename: l.Check, NoDirSync: true}); err != nil {
+			return n, errcode.Wrap(errcode.InternalError, err, "writing %s", target)
+		}
+		dirs[dir] = true
+		n++
+	}
+	for p := range have {
+		if _, ok := want[p]; ok {
+			continue
+		}
+		dir := o.TasksDir
+		if strings.HasPrefix(p, "plans/") {
+			dir = o.PlansDir
+		}
+		target := filepath.Join(dir, filepath.Base(p))
+		if err := os.Remove(target); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return n, errcode.Wrap(errcode.InternalError, err, "removing %s", target)
+		}
+		dirs[dir] = true
+		n++
+	}
+	for d := range dirs {
+		if err := durable.SyncDir(d); err != nil {
+			return n, errcode.Wrap(errcode.InternalError, err, "syncing %s", d)
+		}
+	}
+	return n, nil
+}
+
+// validPath reports whether a path of a store tree may be written into the
+// store: tasks/<valid id>.json or plans/<valid name>.md.
+func validPath(p string) bool {
+	dir, name, ok := strings.Cut(p, "/")
+	if !ok || strings.Contains(name, "/") {
+		return false
+	}
+	switch dir {
+	case "tasks":
+		return store.IsTaskFile(name) && task.ValidID(strings.TrimSuffix(name, ".json"))
+	case "plans":
+		return strings.HasSuffix(name, plan.Ext) && plan.CheckName(strings.TrimSuffix(name, plan.Ext)) == nil
+	}
+	return false
+}
+
+// readStore reads every record and plan of the store: regular files only,
+// never through a link, within the size caps. Others are skipped with a
+// note (task-list and task-doctor report them).
+func readStore(o *Options) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for _, d := range []struct {
+		dir, prefix string
+		max         int64
+	}{{o.TasksDir, "tasks/", store.MaxRecordBytes}, {o.PlansDir, "plans/", plan.MaxReadBytes}} {
+		ents, err := os.ReadDir(d.dir)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, errcode.Wrap(errcode.InternalError, err, "reading %s", d.dir)
+		}
+		for _, e := range ents {
+			p := d.prefix + e.Name()
+			if !validPath(p) {
+				continue
+			}
+			data, err := readRegular(filepath.Join(d.dir, e.Name()), d.max)
+			if err != nil {
+				o.logf("skipped %s: %v", filepath.Join(d.dir, e.Name()), err)
+				continue
+			}
+			out[p] = data
+		}
+	}
+	return out, nil
+}
+
+// readRegular reads a regular file without following a link or blocking
+// on a FIFO, refusing files over max bytes before reading them.
+func readRegular(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, errors.New("a symbolic link (never followed)")
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%d bytes, over the %d-byte cap", fi.Size(), max)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("grew past the %d-byte cap while read", max)
+	}
+	return data, nil
+}
+
+// driverName is the merge driver's name in .git/config and attributes.
+const driverName = "matrixx-task"
+
+// ensureDriver registers the record merge driver in this repository only
+// (.git/config and .git/info/attributes; nothing committed), so a plain
+// `git merge` of the matrixx-tasks branch (or of a working branch that
+// tracks .matrixx/tasks) merges records as task-sync does.
+func (r *repo) ensureDriver() error {
+	attr := filepath.Join(r.gitDir, "info", "attributes")
+	line := "T-*.json merge=" + driverName
+	b, _ := os.ReadFile(attr)
+	cfg, _ := os.ReadFile(filepath.Join(r.gitDir, "config"))
+	if strings.Contains(string(b), line+"\n") && strings.Contains(string(cfg), `[merge "`+driverName+`"]`) {
+		return nil
+	}
+	exe := "task-sync"
+	if _, err := exec.LookPath("task-sync"); err != nil {
+		if p, err := os.Executable(); err == nil {
+			exe = p
+		}
+	}
+	if _, err := r.run(nil, nil, "config", "merge."+driverName+".name", "matrixx task record merge (task-sync merge-driver, docs/sync.md)"); err != nil {
+		return err
+	}
+	if _, err := r.run(nil, nil, "config", "merge."+driverName+".driver", shellQuote(exe)+" merge-driver %O %A %B %P"); err != nil {
+		return err
+	}
+	if err := appendLine(attr, line); err != nil {
+		return err
+	}
+	// Keep .matrixx/ untracked on the working branch unless the project
+	// tracks it there (the opt-in of docs/sync.md): info/exclude is local.
+	if out, err := r.run(nil, nil, "ls-files", "--", ".matrixx"); err == nil && len(out) == 0 {
+		return appendLine(filepath.Join(r.gitDir, "info", "exclude"), "/.matrixx/")
+	}
+	return nil
+}
+
+// appendLine adds line to the file at path unless a line of it already
+// says the same.
+func appendLine(path, line string) error {
+	b, _ := os.ReadFile(path)
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(l) == line {
+			return nil
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	prefix := ""
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		prefix = "\n"
+	}
+	_, err = f.WriteString(prefix + line + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func shellQuote(s string) string {
+	if strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
