@@ -40,7 +40,8 @@ hook and an agent can sync at once.
 task-sync (sync) and merge-driver never read stdin; import reads its JSON Lines there.
 
 Answer: {"pulled":n,"pushed":n,"merged":n,"conflicts":[{"id","field","kept"?,"lost"?,"rule"}…]} (exit 0).
-Errors: sync_conflict when the push budget ran out (exit 1; nothing lost, the next sync pushes),
+Errors: sync_conflict when the push budget ran out (exit 1; nothing lost, the next sync pushes;
+the envelope also carries pulled, pushed, merged and conflicts of the rounds that ran),
 git_failed (no repository, no such remote), task_lock_unavailable, internal_error (exit 1); usage
 errors exit 2.`
 
@@ -160,6 +161,20 @@ func (c *syncCmd) run(a *app) error {
 	}
 	o.Remote, o.Attempts = c.Run.Remote, c.Run.Attempts
 	res, err := tasksync.Sync(o)
+	if errcode.Of(err) == tasksync.SyncConflict {
+		// The rounds that ran merged and decided: say what, or the
+		// decisions would never be reported (the next sync finds them
+		// already committed).
+		e := errcode.As(err)
+		a.warnf("%s", e.Error())
+		a.emit(struct {
+			Error   errcode.Code `json:"error"`
+			Message string       `json:"message"`
+			*tasksync.Result
+		}{e.Code, e.Message, res})
+		a.exit = errcode.ExitTool
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -150,7 +150,7 @@ func mergeRecords(b, o, t *task.Task) (*task.Task, []Conflict) {
 	m.Metadata = mergeMetadata(id, b.Metadata, o.Metadata, t.Metadata, &cs)
 	if m.Status != task.InProgress {
 		if raw, ok := m.Metadata[claimKey]; ok && (hasKeyDiff(o.Metadata, t.Metadata, claimKey) || o.Status != t.Status) {
-			cs = append(cs, Conflict{ID: id, Field: "metadata." + claimKey, Lost: raw, Rule: "claim_ended"})
+			cs = append(cs, Conflict{ID: id, Field: "metadata." + claimKey, Lost: compact(raw), Rule: "claim_ended"})
 			delete(m.Metadata, claimKey)
 			if len(m.Metadata) == 0 {
 				m.Metadata = nil
@@ -234,10 +234,10 @@ func mergeMetadata(id string, b, o, t task.Metadata, cs *[]Conflict) task.Metada
 			v, ok = tv, tok
 			c := Conflict{ID: id, Field: "metadata." + k, Rule: "first_push"}
 			if tok {
-				c.Kept = tv
+				c.Kept = compact(tv)
 			}
 			if ook {
-				c.Lost = ov
+				c.Lost = compact(ov)
 			}
 			*cs = append(*cs, c)
 		}

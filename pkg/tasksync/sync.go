@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
@@ -80,8 +82,9 @@ func (o *Options) logf(format string, args ...any) {
 
 // Sync fetches the remote's ref, merges it into the local store, commits
 // and pushes, retrying a rejected push up to the budget (docs/sync.md).
-// Errors: sync_conflict when the budget runs out (nothing lost),
-// git_failed, task_lock_unavailable, internal_error.
+// Errors: sync_conflict when the budget runs out (nothing lost; the
+// Result still holds what the rounds did and decided, which the answer
+// carries), git_failed, task_lock_unavailable, internal_error.
 func Sync(o Options) (*Result, error) {
 	res := &Result{Conflicts: []Conflict{}}
 	err := withRepo(o, func(r *repo) error { return syncLoop(r, &o, res, nil) })
@@ -131,6 +134,9 @@ func syncLoop(r *repo, o *Options, res *Result, check func(tl *lock.Lock) (bool,
 		}
 		err = r.push(remote, tip)
 		if errors.Is(err, errRejected) {
+			// Someone pushed first: back off a random while (growing with
+			// each round) so racing machines do not collide again in step.
+			time.Sleep(time.Duration(rand.Int64N(int64(20*time.Millisecond) << min(i, 4))))
 			continue
 		}
 		if err != nil {
