@@ -21,7 +21,8 @@ const syncHelp = `Share the task store between machines through git (docs/sync.m
   task-sync --remote backup       the same with another git remote
   task-sync export > tasks.jsonl  every record and plan as JSON Lines
   task-sync import --on-conflict newer < tasks.jsonl
-  task-sync merge-driver %O %A %B %P   (git calls this; registered by the first sync)
+  task-sync setup                 register the record merge driver in this clone (the first sync does)
+  task-sync merge-driver %O %A %B %P   (git calls this)
 
 The store (.matrixx/tasks/T-*.json and .matrixx/plans/*.md) travels on the branch matrixx-tasks
 and never on your own branches: task-sync writes it with git plumbing (never your index or work
@@ -52,6 +53,7 @@ type syncCmd struct {
 	Export      syncExportCmd `cmd:"" help:"Write every record and plan of the store as JSON Lines on stdout."`
 	Import      syncImportCmd `cmd:"" help:"Read JSON Lines (as export writes them) from stdin into the store."`
 	MergeDriver syncDriverCmd `cmd:"" name:"merge-driver" help:"Merge three versions of a T-*.json record (git calls this: %O %A %B %P)."`
+	Setup       syncSetupCmd  `cmd:"" help:"Register the record merge driver in this clone only (the first sync does it too)."`
 	Claim       syncClaimCmd  `cmd:"" hidden:"" help:"Claim a task so that the claim counts only once pushed (task-claim --remote)."`
 	ctx         *kong.Context `kong:"-"`
 }
@@ -62,6 +64,8 @@ type syncRunCmd struct {
 }
 
 type syncExportCmd struct{}
+
+type syncSetupCmd struct{}
 
 type syncImportCmd struct {
 	OnConflict string `name:"on-conflict" required:"" enum:"newer,skip,fail" help:"When the store holds other content: newer (the later modification time wins; a tie keeps the store's), skip (keep the store's), fail (import nothing)."`
@@ -115,6 +119,12 @@ func (c *syncCmd) run(a *app) error {
 		Log:      a.stderr,
 	}
 	switch cmd {
+	case "setup":
+		if err := tasksync.Setup(e.root); err != nil {
+			return err
+		}
+		a.emit(map[string]any{"mergeDriver": "matrixx-task", "attributes": "T-*.json merge=matrixx-task"})
+		return nil
 	case "export":
 		var buf bytes.Buffer
 		n, problems, err := tasksync.Export(o.TasksDir, o.PlansDir, &buf)

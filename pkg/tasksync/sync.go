@@ -488,6 +488,20 @@ func readRegular(path string, max int64) ([]byte, error) {
 	return data, nil
 }
 
+// Setup registers the record merge driver in the repository holding root
+// (ensureDriver). Errors: git_failed.
+func Setup(root string) error {
+	r, err := openRepo(root, nil)
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	if err := r.ensureDriver(); err != nil {
+		return errcode.Wrap(GitFailed, err, "registering the merge driver")
+	}
+	return nil
+}
+
 // driverName is the merge driver's name in .git/config and attributes.
 const driverName = "matrixx-task"
 
