@@ -198,7 +198,7 @@ func (r *repo) object(rev string) (typ string, oid string, data []byte, err erro
 		return "", "", nil, errcode.Wrap(GitFailed, err, "git cat-file")
 	}
 	f := strings.Fields(line)
-	if len(f) == 2 && f[1] == "missing" || len(f) == 2 && f[1] == "ambiguous" {
+	if len(f) >= 1 && (f[len(f)-1] == "missing" || f[len(f)-1] == "ambiguous") {
 		return "", "", nil, errMissing
 	}
 	if len(f) != 3 {
@@ -218,6 +218,9 @@ func (r *repo) object(rev string) (typ string, oid string, data []byte, err erro
 // commit resolves rev to a commit id and its tree id; "" when rev does not
 // exist.
 func (r *repo) commit(rev string) (oid, tree string, err error) {
+	if rev == "" {
+		return "", "", nil
+	}
 	typ, oid, data, err := r.object(rev)
 	if errors.Is(err, errMissing) {
 		return "", "", nil

@@ -118,13 +118,13 @@ func syncLoop(r *repo, o *Options, res *Result, check func(tl *lock.Lock) (bool,
 		if err != nil {
 			return err
 		}
-		rtip, rtree := "", ""
+		rtip := ""
 		if found {
-			if rtip, rtree, err = r.commit(trackingRef(remote)); err != nil {
+			if rtip, err = r.tip(trackingRef(remote)); err != nil {
 				return err
 			}
 		}
-		tip, tree, err := r.step(o, res, rtip, rtree, check)
+		tip, tree, err := r.step(o, res, rtip, check)
 		if err != nil {
 			return err
 		}
@@ -141,6 +141,12 @@ func syncLoop(r *repo, o *Options, res *Result, check func(tl *lock.Lock) (bool,
 		}
 		if err != nil {
 			return err
+		}
+		rtree := ""
+		if rtip != "" {
+			if _, rtree, err = r.commit(rtip); err != nil {
+				return err
+			}
 		}
 		rf, err := r.tree(rtree)
 		if err != nil {
@@ -175,7 +181,7 @@ func countDiff(a, b files) int {
 // step commits the local store on the local ref, merges the remote tip
 // into it and writes the result into the store, all under the store's and
 // the plans' locks. It returns the new local tip and its tree.
-func (r *repo) step(o *Options, res *Result, rtip, rtree string, check func(tl *lock.Lock) (bool, error)) (string, string, error) {
+func (r *repo) step(o *Options, res *Result, rtip string, check func(tl *lock.Lock) (bool, error)) (string, string, error) {
 	tl, err := lock.Acquire(o.TasksDir, o.Lock)
 	if err != nil {
 		return "", "", err
@@ -186,7 +192,7 @@ func (r *repo) step(o *Options, res *Result, rtip, rtree string, check func(tl *
 		return "", "", err
 	}
 	defer pl.Release()
-	tip, tree, err := r.stepLocked(o, res, rtip, rtree, tl, pl, check)
+	tip, tree, err := r.stepLocked(o, res, rtip, tl, pl, check)
 	uerr := pl.Unlink()
 	if e := tl.Unlink(); uerr == nil {
 		uerr = e
@@ -197,57 +203,96 @@ func (r *repo) step(o *Options, res *Result, rtip, rtree string, check func(tl *
 	return tip, tree, err
 }
 
+// tip resolves a ref to its commit id ("" when absent), reading the ref
+// files when it can (no git process).
+func (r *repo) tip(ref string) (string, error) {
+	if oid, ok := r.readRef(ref); ok {
+		return oid, nil
+	}
+	oid, _, err := r.commit(ref)
+	return oid, err
+}
+
+// local is the local side of one step: the ref's tip, tree and listing,
+// the store's listing and what was read of it, and the stat cache.
+type local struct {
+	tip, tree string
+	list      files
+	read      map[string][]byte
+	stats     map[string]statEntry
+	cache     *statCache
+}
+
 // commitLocal commits the store's current content on the local ref when
-// it differs from the ref's tree (or the ref does not exist yet). It
-// returns the tip, its tree and listing, and the store's content.
-func (r *repo) commitLocal(o *Options) (ltip, ltree string, lfiles files, local map[string][]byte, err error) {
-	ltip, ltree, err = r.commit(Ref)
+// it differs from the ref's tree (or the ref does not exist yet).
+func (r *repo) commitLocal(o *Options) (*local, error) {
+	c := r.loadCache(o)
+	lt, err := r.tip(Ref)
 	if err != nil {
-		return
+		return nil, err
 	}
-	if local, err = readStore(o); err != nil {
-		return
+	l := &local{tip: lt, cache: c}
+	if lt != "" && c.Tip == lt && c.List != nil {
+		l.tree, l.list = c.Tree, c.List
+	} else {
+		if _, l.tree, err = r.commit(lt); err != nil {
+			return nil, err
+		}
+		if l.list, err = r.tree(l.tree); err != nil {
+			return nil, err
+		}
 	}
-	if lfiles, err = r.tree(ltree); err != nil {
-		return
+	cur, stats, read, err := r.snapshot(o, c)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.InternalError, err, "reading the store")
 	}
-	cur := files{}
-	for p, data := range local {
-		cur[p] = r.hashBlob(data)
-	}
-	if ltip != "" && countDiff(cur, lfiles) == 0 {
-		return
+	l.read, l.stats = read, stats
+	if lt != "" && countDiff(cur, l.list) == 0 {
+		return l, nil
 	}
 	changed := map[string][]byte{}
 	for p, oid := range cur {
-		if lfiles[p] != oid {
-			changed[p] = local[p]
+		if l.list[p] == oid {
+			continue
 		}
+		data, ok := read[p]
+		if !ok {
+			dir := o.TasksDir
+			if strings.HasPrefix(p, "plans/") {
+				dir = o.PlansDir
+			}
+			if data, err = readRegular(filepath.Join(dir, filepath.Base(p)), plan.MaxReadBytes+store.MaxRecordBytes); err != nil || r.hashBlob(data) != oid {
+				delete(cur, p) // changed under us (a foreign writer): next sync
+				continue
+			}
+			read[p] = data
+		}
+		changed[p] = data
 	}
-	if err = r.storeBlobs(changed); err != nil {
-		return
+	if err := r.storeBlobs(changed); err != nil {
+		return nil, err
 	}
 	t, err := r.writeTree(cur)
 	if err != nil {
-		return
+		return nil, err
 	}
-	if ltip == "" || t != ltree {
+	if lt == "" || t != l.tree {
 		host, _ := os.Hostname()
-		c, err2 := r.commitTree(t, "task-sync: local changes on "+host, ltip)
-		if err = err2; err != nil {
-			return
+		cm, err := r.commitTree(t, "task-sync: local changes on "+host, lt)
+		if err != nil {
+			return nil, err
 		}
-		if err = r.updateRef(Ref, c, ltip); err != nil {
-			return
+		if err := r.updateRef(Ref, cm, lt); err != nil {
+			return nil, err
 		}
-		ltip, ltree = c, t
+		l.tip, l.tree = cm, t
 	}
-	lfiles = cur
-	return
+	l.list = cur
+	return l, nil
 }
 
-func (r *repo) stepLocked(o *Options, res *Result, rtip, rtree string, tl, pl *lock.Lock, check func(tl *lock.Lock) (bool, error)) (string, string, error) {
-	tip, tree, err := r.mergeLocked(o, res, rtip, rtree, tl, pl)
+func (r *repo) stepLocked(o *Options, res *Result, rtip string, tl, pl *lock.Lock, check func(tl *lock.Lock) (bool, error)) (string, string, error) {
+	tip, tree, err := r.mergeLocked(o, res, rtip, tl, pl)
 	if err != nil || check == nil {
 		return tip, tree, err
 	}
@@ -255,24 +300,37 @@ func (r *repo) stepLocked(o *Options, res *Result, rtip, rtree string, tl, pl *l
 	if err != nil || !wrote {
 		return tip, tree, err
 	}
-	tip, tree, _, _, err = r.commitLocal(o)
-	return tip, tree, err
-}
-
-func (r *repo) mergeLocked(o *Options, res *Result, rtip, rtree string, tl, pl *lock.Lock) (string, string, error) {
-	ltip, ltree, lfiles, local, err := r.commitLocal(o)
+	l, err := r.commitLocal(o)
 	if err != nil {
 		return "", "", err
 	}
+	r.saveCache(o, &statCache{Tip: l.tip, Tree: l.tree, List: l.list, Stats: keepStats(l.stats, time.Now())})
+	return l.tip, l.tree, nil
+}
+
+func (r *repo) mergeLocked(o *Options, res *Result, rtip string, tl, pl *lock.Lock) (string, string, error) {
+	l, err := r.commitLocal(o)
+	if err != nil {
+		return "", "", err
+	}
+	ltip, ltree, lfiles, local := l.tip, l.tree, l.list, l.read
+	done := func(tip, tree string, list files) (string, string, error) {
+		r.saveCache(o, &statCache{Tip: tip, Tree: tree, List: list, Stats: keepStats(l.stats, time.Now())})
+		return tip, tree, nil
+	}
+	rtree := ""
 	if rtip == "" || rtip == ltip {
-		return ltip, ltree, nil
+		return done(ltip, ltree, lfiles)
 	}
 	mb, err := r.mergeBase(ltip, rtip)
 	if err != nil {
 		return "", "", err
 	}
 	if mb == rtip {
-		return ltip, ltree, nil // the remote has nothing we lack
+		return done(ltip, ltree, lfiles) // the remote has nothing we lack
+	}
+	if _, rtree, err = r.commit(rtip); err != nil {
+		return "", "", err
 	}
 	rfiles, err := r.tree(rtree)
 	if err != nil {
@@ -310,15 +368,16 @@ func (r *repo) mergeLocked(o *Options, res *Result, rtip, rtree string, tl, pl *
 		}
 	}
 	// Write what changed into the store (it holds lfiles now).
-	n, err := r.apply(o, lfiles, want, contents, tl, pl)
-	res.Pulled += n
+	written, err := r.apply(o, lfiles, want, contents, tl, pl)
+	res.Pulled += len(written)
 	if err != nil {
 		return "", "", err
 	}
 	if err := r.updateRef(Ref, target, ltip); err != nil {
 		return "", "", err
 	}
-	return target, ttree, nil
+	restat(o, l.stats, want, written)
+	return done(target, ttree, want)
 }
 
 // storeBlobs writes contents as blobs (through scratch files and one git
@@ -352,17 +411,31 @@ func (r *repo) storeBlobs(contents map[string][]byte) error {
 	return r.writeBlobs(paths)
 }
 
-// apply makes the store hold want instead of have: writes changed files
-// (durably, re-checking the lock before each rename) and removes files
-// want lacks. It returns how many files it changed.
-func (r *repo) apply(o *Options, have, want files, contents map[string][]byte, tl, pl *lock.Lock) (int, error) {
-	n := 0
-	var dirs = map[string]bool{}
+// apply makes the store hold want instead of have: it writes every
+// changed file to a temp file, makes them all durable with one syncfs(2),
+// renames each into place (re-checking the lock right before each rename,
+// renewing it every 10 s) and syncs the directories; then removes the
+// files want lacks. It returns the paths it changed.
+func (r *repo) apply(o *Options, have, want files, contents map[string][]byte, tl, pl *lock.Lock) ([]string, error) {
+	type pending struct{ p, tmp, target string }
+	var todo []pending
+	defer func() {
+		for _, t := range todo {
+			os.Remove(t.tmp)
+		}
+	}()
+	dirs := map[string]bool{}
 	paths := make([]string, 0, len(want))
 	for p := range want {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
+	dirOf := func(p string) (string, *lock.Lock) {
+		if strings.HasPrefix(p, "plans/") {
+			return o.PlansDir, pl
+		}
+		return o.TasksDir, tl
+	}
 	for _, p := range paths {
 		oid := want[p]
 		if have[p] == oid {
@@ -372,41 +445,77 @@ func (r *repo) apply(o *Options, have, want files, contents map[string][]byte, t
 		if !ok || r.hashBlob(data) != oid {
 			var err error
 			if data, err = r.blob(oid); err != nil {
-				return n, err
+				return nil, err
 			}
 		}
-		dir, l := o.TasksDir, tl
-		if strings.HasPrefix(p, "plans/") {
-			dir, l = o.PlansDir, pl
+		dir, _ := dirOf(p)
+		f, err := os.CreateTemp(dir, "."+filepath.Base(p)+durable.TempInfix+"*")
+		if err != nil {
+			return nil, errcode.Wrap(errcode.InternalError, err, "writing into %s", dir)
 		}
-		target := filepath.Join(dir, filepath.Base(p))
-		if err := durable.WriteFile(target, data, durable.Options{BeforeRename: l.Check, NoDirSync: true}); err != nil {
-			return n, errcode.Wrap(errcode.InternalError, err, "writing %s", target)
+		todo = append(todo, pending{p, f.Name(), filepath.Join(dir, filepath.Base(p))})
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
 		}
-		dirs[dir] = true
-		n++
+		if err != nil {
+			return nil, errcode.Wrap(errcode.InternalError, err, "writing into %s", dir)
+		}
+	}
+	if len(todo) > 0 {
+		if err := syncFS(o.TasksDir); err != nil {
+			return nil, errcode.Wrap(errcode.InternalError, err, "syncing %s", o.TasksDir)
+		}
+		if o.PlansDir != "" {
+			_ = syncFS(o.PlansDir)
+		}
+	}
+	var written []string
+	refreshed := time.Now()
+	for len(todo) > 0 {
+		t := todo[0]
+		_, l := dirOf(t.p)
+		if time.Since(refreshed) > lock.StaleAfter/3 {
+			refreshed = time.Now()
+			if err := tl.Refresh(time.Now()); err != nil {
+				return written, err
+			}
+			if err := pl.Refresh(time.Now()); err != nil {
+				return written, err
+			}
+		}
+		if err := l.Check(); err != nil {
+			return written, err
+		}
+		if err := os.Rename(t.tmp, t.target); err != nil {
+			return written, errcode.Wrap(errcode.InternalError, err, "writing %s", t.target)
+		}
+		todo = todo[1:]
+		written = append(written, t.p)
+		d, _ := dirOf(t.p)
+		dirs[d] = true
 	}
 	for p := range have {
 		if _, ok := want[p]; ok {
 			continue
 		}
-		dir := o.TasksDir
-		if strings.HasPrefix(p, "plans/") {
-			dir = o.PlansDir
+		dir, l := dirOf(p)
+		if err := l.Check(); err != nil {
+			return written, err
 		}
 		target := filepath.Join(dir, filepath.Base(p))
 		if err := os.Remove(target); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return n, errcode.Wrap(errcode.InternalError, err, "removing %s", target)
+			return written, errcode.Wrap(errcode.InternalError, err, "removing %s", target)
 		}
 		dirs[dir] = true
-		n++
+		written = append(written, p)
 	}
 	for d := range dirs {
 		if err := durable.SyncDir(d); err != nil {
-			return n, errcode.Wrap(errcode.InternalError, err, "syncing %s", d)
+			return written, errcode.Wrap(errcode.InternalError, err, "syncing %s", d)
 		}
 	}
-	return n, nil
+	return written, nil
 }
 
 // validPath reports whether a path of a store tree may be written into the

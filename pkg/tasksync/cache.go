@@ -1,0 +1,186 @@
+package tasksync
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
+)
+
+// statCache remembers, like git's index, the blob id of each store file
+// with the stat data it had, and the local ref's tip with its listing, so a
+// sync with nothing to do reads no file and starts no git process but the
+// fetch. It lives in <git dir>/matrixx-sync/<store hash>.json; losing it
+// only costs a rehash.
+type statCache struct {
+	Tip   string               `json:"tip"`
+	Tree  string               `json:"tree"`
+	List  files                `json:"list"`
+	Stats map[string]statEntry `json:"stats"`
+}
+
+// statEntry is one file's stat data and blob id. Every write of the
+// toolkit renames a new file into place (a new inode), so an edit is seen
+// even within one mtime tick; entries younger than racyWindow at save time
+// are not kept (rehashed next time).
+type statEntry struct {
+	OID   string `json:"oid"`
+	Size  int64  `json:"size"`
+	Mtime int64  `json:"mtimeNs"`
+	Ctime int64  `json:"ctimeNs"`
+	Ino   uint64 `json:"ino"`
+}
+
+const racyWindow = 2 * time.Second
+
+func (r *repo) cachePath(o *Options) string {
+	h := sha256.Sum256([]byte(o.TasksDir + "\x00" + o.PlansDir))
+	return filepath.Join(r.gitDir, "matrixx-sync", hex.EncodeToString(h[:8])+".json")
+}
+
+func (r *repo) loadCache(o *Options) *statCache {
+	c := &statCache{}
+	b, err := os.ReadFile(r.cachePath(o))
+	if err != nil || json.Unmarshal(b, c) != nil {
+		return &statCache{}
+	}
+	return c
+}
+
+func (r *repo) saveCache(o *Options, c *statCache) {
+	p := r.cachePath(o)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return
+	}
+	_ = durable.WriteFile(p, b, durable.Options{NoSync: true})
+}
+
+// snapshot lists the store's files with their blob ids, hashing only files
+// whose stat data differ from the cache; it returns the fresh stat entries
+// and the contents it had to read.
+func (r *repo) snapshot(o *Options, c *statCache) (files, map[string]statEntry, map[string][]byte, error) {
+	cur := files{}
+	stats := map[string]statEntry{}
+	read := map[string][]byte{}
+	for _, d := range []struct {
+		dir, prefix string
+		max         int64
+	}{{o.TasksDir, "tasks/", store.MaxRecordBytes}, {o.PlansDir, "plans/", plan.MaxReadBytes}} {
+		f, err := os.Open(d.dir)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		names, err := f.Readdirnames(-1)
+		f.Close()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for _, name := range names {
+			p := d.prefix + name
+			if !validPath(p) {
+				continue
+			}
+			path := filepath.Join(d.dir, name)
+			var st syscall.Stat_t
+			if err := syscall.Lstat(path, &st); err != nil {
+				continue
+			}
+			e := statEntry{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino}
+			if old, ok := c.Stats[p]; ok && st.Mode&syscall.S_IFMT == syscall.S_IFREG && old.Size == e.Size && old.Mtime == e.Mtime && old.Ctime == e.Ctime && old.Ino == e.Ino {
+				cur[p], stats[p] = old.OID, old
+				continue
+			}
+			data, err := readRegular(path, d.max)
+			if err != nil {
+				o.logf("skipped %s: %v", path, err)
+				continue
+			}
+			e.OID = r.hashBlob(data)
+			cur[p], stats[p], read[p] = e.OID, e, data
+		}
+	}
+	return cur, stats, read, nil
+}
+
+// keepStats returns the entries worth caching: those not written within
+// racyWindow of now.
+func keepStats(stats map[string]statEntry, now time.Time) map[string]statEntry {
+	out := make(map[string]statEntry, len(stats))
+	limit := now.Add(-racyWindow).UnixNano()
+	for p, e := range stats {
+		if e.Mtime < limit && e.Ctime < limit {
+			out[p] = e
+		}
+	}
+	return out
+}
+
+// restat refreshes the stat entries of paths (files the sync wrote).
+func restat(o *Options, stats map[string]statEntry, want files, paths []string) {
+	for _, p := range paths {
+		dir := o.TasksDir
+		if strings.HasPrefix(p, "plans/") {
+			dir = o.PlansDir
+		}
+		var st syscall.Stat_t
+		if oid, ok := want[p]; ok && syscall.Lstat(filepath.Join(dir, filepath.Base(p)), &st) == nil {
+			stats[p] = statEntry{OID: oid, Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino}
+		} else {
+			delete(stats, p)
+		}
+	}
+}
+
+// readRef reads a ref without git: a loose ref file, else packed-refs.
+// ok is false when it cannot tell (a reftable repository, a symbolic ref):
+// the caller asks git.
+func (r *repo) readRef(ref string) (oid string, ok bool) {
+	if _, err := os.Stat(filepath.Join(r.gitDir, "reftable")); err == nil {
+		return "", false
+	}
+	b, err := os.ReadFile(filepath.Join(r.gitDir, filepath.FromSlash(ref)))
+	if err == nil {
+		s := strings.TrimSpace(string(b))
+		if strings.HasPrefix(s, "ref:") || s == "" {
+			return "", false
+		}
+		return s, true
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", false
+	}
+	f, err := os.Open(filepath.Join(r.gitDir, "packed-refs"))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", true
+	}
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		l := sc.Text()
+		if oid, name, ok := strings.Cut(l, " "); ok && name == ref {
+			return oid, true
+		}
+	}
+	return "", true
+}
