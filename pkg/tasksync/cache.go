@@ -5,13 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/go-json-experiment/json"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
@@ -21,7 +22,7 @@ import (
 // statCache remembers, like git's index, the blob id of each store file
 // with the stat data it had, and the local ref's tip with its listing, so a
 // sync with nothing to do reads no file and starts no git process but the
-// fetch. It lives in <git dir>/matrixx-sync/<store hash>.json; losing it
+// fetch. It lives in <git dir>/matrixx-sync/<store hash>; losing it
 // only costs a rehash.
 type statCache struct {
 	Tip   string               `json:"tip"`
@@ -46,28 +47,75 @@ const racyWindow = 2 * time.Second
 
 func (r *repo) cachePath(o *Options) string {
 	h := sha256.Sum256([]byte(o.TasksDir + "\x00" + o.PlansDir))
-	return filepath.Join(r.gitDir, "matrixx-sync", hex.EncodeToString(h[:8])+".json")
+	return filepath.Join(r.gitDir, "matrixx-sync", hex.EncodeToString(h[:8])+".cache")
 }
 
+// The cache file is text, one record a line, fast to read at any size:
+//
+//	matrixx-sync-cache 1 <tip> <tree>
+//	L <path> <oid>                                   (the tip's listing)
+//	S <path> <oid> <size> <mtimeNs> <ctimeNs> <ino>  (a store file)
+const cacheMagic = "matrixx-sync-cache 1"
+
 func (r *repo) loadCache(o *Options) *statCache {
-	c := &statCache{}
 	b, err := os.ReadFile(r.cachePath(o))
-	if err != nil || json.Unmarshal(b, c) != nil {
+	if err != nil {
 		return &statCache{}
+	}
+	c := &statCache{List: files{}, Stats: map[string]statEntry{}}
+	for i, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case i == 0:
+			if len(f) != 4 || f[0]+" "+f[1] != cacheMagic {
+				return &statCache{}
+			}
+			c.Tip, c.Tree = strings.Trim(f[2], "-"), strings.Trim(f[3], "-")
+		case len(f) == 3 && f[0] == "L":
+			c.List[f[1]] = f[2]
+		case len(f) == 7 && f[0] == "S":
+			var n [4]int64
+			ok := true
+			for k := range n {
+				v, err := strconv.ParseInt(f[3+k], 10, 64)
+				ok = ok && err == nil
+				n[k] = v
+			}
+			if ok {
+				c.Stats[f[1]] = statEntry{OID: f[2], Size: n[0], Mtime: n[1], Ctime: n[2], Ino: uint64(n[3])}
+			}
+		case len(f) == 0:
+		default:
+			return &statCache{}
+		}
 	}
 	return c
 }
 
-func (r *repo) saveCache(o *Options, c *statCache) {
+func (r *repo) saveCache(o *Options, old, c *statCache) {
+	if old != nil && old.Tip == c.Tip && old.Tree == c.Tree && maps.Equal(old.List, c.List) && maps.Equal(old.Stats, c.Stats) {
+		return // nothing new: no write
+	}
 	p := r.cachePath(o)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return
 	}
-	b, err := json.Marshal(c)
-	if err != nil {
-		return
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s %s\n", cacheMagic, orDash(c.Tip), orDash(c.Tree))
+	for path, oid := range c.List {
+		fmt.Fprintf(&b, "L %s %s\n", path, oid)
 	}
-	_ = durable.WriteFile(p, b, durable.Options{NoSync: true})
+	for path, e := range c.Stats {
+		fmt.Fprintf(&b, "S %s %s %d %d %d %d\n", path, e.OID, e.Size, e.Mtime, e.Ctime, e.Ino)
+	}
+	_ = durable.WriteFile(p, []byte(b.String()), durable.Options{NoSync: true})
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // snapshot lists the store's files with their blob ids, hashing only files
@@ -183,4 +231,48 @@ func (r *repo) readRef(ref string) (oid string, ok bool) {
 		}
 	}
 	return "", true
+}
+
+// preSnapshot is a snapshot of the store taken without the lock while the
+// fetch runs. It is used under the lock only when neither directory
+// changed since: their mtimes are the same and were already older than
+// preSettle when it was taken (file timestamps come from a coarse clock,
+// so a younger mtime could hide a change made in the same tick).
+type preSnapshot struct {
+	cache  *statCache
+	cur    files
+	stats  map[string]statEntry
+	read   map[string][]byte
+	mtimes [2]int64
+	ok     bool
+}
+
+const preSettle = 50 * time.Millisecond
+
+func dirMtimes(o *Options) [2]int64 {
+	var out [2]int64
+	for i, d := range []string{o.TasksDir, o.PlansDir} {
+		var st syscall.Stat_t
+		if syscall.Stat(d, &st) == nil {
+			out[i] = st.Mtim.Nano()
+		}
+	}
+	return out
+}
+
+func (r *repo) presnapshot(o *Options) {
+	start := time.Now()
+	p := &preSnapshot{cache: r.loadCache(o), mtimes: dirMtimes(o)}
+	p.ok = p.mtimes[0] < start.Add(-preSettle).UnixNano() && p.mtimes[1] < start.Add(-preSettle).UnixNano()
+	if p.ok {
+		var err error
+		if p.cur, p.stats, p.read, err = r.snapshot(o, p.cache); err != nil {
+			p.ok = false
+		}
+	}
+	r.pre = p
+}
+
+func (p *preSnapshot) valid(o *Options) bool {
+	return p.ok && p.cur != nil && dirMtimes(o) == p.mtimes
 }

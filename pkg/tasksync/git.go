@@ -43,6 +43,7 @@ type repo struct {
 	env     []string
 	batch   *catFile
 	scratch string
+	pre     *preSnapshot // the first round's snapshot taken during the fetch
 }
 
 // openRepo finds the git repository of root without running git (so a

@@ -114,7 +114,19 @@ func syncLoop(r *repo, o *Options, res *Result, check func(tl *lock.Lock) (bool,
 	}
 	remote := o.remote()
 	for i := 0; i < attempts; i++ {
-		found, err := r.fetch(remote)
+		// The fetch runs while the store is looked at (without the lock):
+		// a sync with nothing to do costs little more than the fetch.
+		var found bool
+		var err error
+		fetched := make(chan struct{})
+		go func() {
+			found, err = r.fetch(remote)
+			close(fetched)
+		}()
+		if i == 0 {
+			r.presnapshot(o)
+		}
+		<-fetched
 		if err != nil {
 			return err
 		}
@@ -226,7 +238,19 @@ type local struct {
 // commitLocal commits the store's current content on the local ref when
 // it differs from the ref's tree (or the ref does not exist yet).
 func (r *repo) commitLocal(o *Options) (*local, error) {
-	c := r.loadCache(o)
+	var c *statCache
+	var cur files
+	var stats map[string]statEntry
+	var read map[string][]byte
+	if pre := r.pre; pre != nil {
+		r.pre = nil
+		c = pre.cache
+		if pre.valid(o) {
+			cur, stats, read = pre.cur, pre.stats, pre.read
+		}
+	} else {
+		c = r.loadCache(o)
+	}
 	lt, err := r.tip(Ref)
 	if err != nil {
 		return nil, err
@@ -242,9 +266,10 @@ func (r *repo) commitLocal(o *Options) (*local, error) {
 			return nil, err
 		}
 	}
-	cur, stats, read, err := r.snapshot(o, c)
-	if err != nil {
-		return nil, errcode.Wrap(errcode.InternalError, err, "reading the store")
+	if cur == nil {
+		if cur, stats, read, err = r.snapshot(o, c); err != nil {
+			return nil, errcode.Wrap(errcode.InternalError, err, "reading the store")
+		}
 	}
 	l.read, l.stats = read, stats
 	if lt != "" && countDiff(cur, l.list) == 0 {
@@ -304,7 +329,7 @@ func (r *repo) stepLocked(o *Options, res *Result, rtip string, tl, pl *lock.Loc
 	if err != nil {
 		return "", "", err
 	}
-	r.saveCache(o, &statCache{Tip: l.tip, Tree: l.tree, List: l.list, Stats: keepStats(l.stats, time.Now())})
+	r.saveCache(o, l.cache, &statCache{Tip: l.tip, Tree: l.tree, List: l.list, Stats: keepStats(l.stats, time.Now())})
 	return l.tip, l.tree, nil
 }
 
@@ -315,7 +340,7 @@ func (r *repo) mergeLocked(o *Options, res *Result, rtip string, tl, pl *lock.Lo
 	}
 	ltip, ltree, lfiles, local := l.tip, l.tree, l.list, l.read
 	done := func(tip, tree string, list files) (string, string, error) {
-		r.saveCache(o, &statCache{Tip: tip, Tree: tree, List: list, Stats: keepStats(l.stats, time.Now())})
+		r.saveCache(o, l.cache, &statCache{Tip: tip, Tree: tree, List: list, Stats: keepStats(l.stats, time.Now())})
 		return tip, tree, nil
 	}
 	rtree := ""
