@@ -16,11 +16,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 )
@@ -422,10 +424,21 @@ func trackingRef(remote string) string { return "refs/remotes/" + remote + "/" +
 
 // fetch fetches the remote's Ref into trackingRef; found is false when the
 // remote has no such ref yet (the first machine to sync creates it).
+//
+// Two syncs of one clone may fetch at once; git then refuses the second
+// one's update of the tracking ref ("cannot lock ref"): that fetch is
+// retried (up to 10 times, 20-200 ms apart) instead of failing.
 func (r *repo) fetch(remote string) (found bool, err error) {
-	_, err = r.run(nil, []string{"GIT_TERMINAL_PROMPT=0"}, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc",
-		remote, "+"+Ref+":"+trackingRef(remote))
 	var ge *gitError
+	for try := 0; ; try++ {
+		_, err = r.run(nil, []string{"GIT_TERMINAL_PROMPT=0"}, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc",
+			remote, "+"+Ref+":"+trackingRef(remote))
+		if try < 10 && errors.As(err, &ge) && (strings.Contains(ge.stderr, "cannot lock ref") || strings.Contains(ge.stderr, ".lock': File exists")) {
+			time.Sleep(time.Duration(20+rand.IntN(180)) * time.Millisecond)
+			continue
+		}
+		break
+	}
 	if errors.As(err, &ge) && strings.Contains(ge.stderr, "couldn't find remote ref") {
 		// A tracking ref left from before the remote lost the branch
 		// would make the next merge wrong: forget it.
