@@ -205,3 +205,24 @@ func FuzzMergeTask(f *testing.F) {
 		}
 	})
 }
+
+func TestMergePlanTicks(t *testing.T) {
+	base := "# P\n\n1. [ ] a\n2. [ ] b\n3. [ ] c\n"
+	ours := "# P\n\n1. [x] a\n2. [ ] b\n3. [ ] c\n"
+	theirs := "# P\n\n1. [ ] a\n2. [x] b\n3. [ ] c edited\n"
+	out, cs, err := MergePlan("p", []byte(base), []byte(ours), []byte(theirs), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != "# P\n\n1. [x] a\n2. [x] b\n3. [ ] c edited\n" || len(cs) != 0 {
+		t.Fatalf("got %q %+v", out, cs)
+	}
+	// the same line changed differently: theirs, reported
+	out, cs, err = MergePlan("p", []byte(base), []byte("# P\n\n1. [ ] A\n2. [ ] b\n3. [ ] c\n"), []byte("# P\n\n1. [ ] alpha\n2. [ ] b\n3. [ ] c\n"), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "alpha") || len(cs) != 1 || cs[0].Rule != "first_push" {
+		t.Fatalf("got %q %+v", out, cs)
+	}
+}
