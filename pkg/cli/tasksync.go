@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -202,6 +203,13 @@ func isTerminal(f *os.File) bool {
 // then reports the path as conflicted; task-doctor reports the file).
 // The decisions the rules took are printed on stderr, one per line.
 func (d *syncDriverCmd) run(a *app) error {
+	// git hands the driver temp files (.merge_file_*); a store file as
+	// %A would be a write past the store's lock.
+	for _, part := range strings.Split(filepath.ToSlash(filepath.Clean(d.Ours)), "/") {
+		if part == ".matrixx" {
+			return errcode.New(errcode.InvalidArguments, "merge-driver writes its result to %%A, which git makes a temp file; %s is inside a .matrixx store (use task-sync or task-update to change the store)", d.Ours)
+		}
+	}
 	read := func(p string) ([]byte, error) {
 		b, err := os.ReadFile(p)
 		if err != nil {

@@ -97,7 +97,7 @@ func wrapperName(name string) bool {
 // arguments may name the stores freely (they are the sanctioned way in).
 func ownBinary(name string) bool {
 	switch name {
-	case "task-create", "task-get", "task-list", "task-update", "task-cleanup", "plan", "matrixx-hook":
+	case "task-create", "task-get", "task-list", "task-update", "task-cleanup", "plan", "matrixx-hook", "task-sync":
 		return true
 	}
 	return false
