@@ -3,6 +3,7 @@ package tasksync
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -33,6 +34,10 @@ type Line struct {
 	Text    *string    `json:"text,omitempty"`
 	MtimeMs int64      `json:"mtimeMs"`
 }
+
+// MaxImportBytes caps one import: 1 GiB (lines are validated whole before
+// anything is written, so they are held in memory).
+const MaxImportBytes = 1 << 30
 
 // ImportConflict is the code of an import with --on-conflict fail that met
 // a record or plan the store holds with other content (nothing written).
@@ -134,7 +139,11 @@ func Import(tasksDir, plansDir string, r io.Reader, onConflict string, lockOpt l
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 17<<20)
 	seen := map[string]int{}
+	total := 0
 	for ln := 1; sc.Scan(); ln++ {
+		if total += len(sc.Bytes()) + 1; total > MaxImportBytes {
+			return nil, errcode.New(errcode.InputTooLarge, "the import is over %d bytes (at line %d); nothing was written (split it)", MaxImportBytes, ln)
+		}
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
 			continue
@@ -179,6 +188,9 @@ func Import(tasksDir, plansDir string, r io.Reader, onConflict string, lockOpt l
 		items = append(items, it)
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, errcode.New(errcode.InputTooLarge, "a line of the import is over 17 MiB (records are capped at 16 MiB); nothing was written")
+		}
 		return nil, errcode.Wrap(errcode.ValidationError, err, "reading the import")
 	}
 	tl, err := lock.Acquire(tasksDir, lockOpt)
