@@ -55,8 +55,9 @@ type ClaimRequest struct {
 // ClaimFunc claims one task in the local store while the caller holds its
 // lock l: it reads the record, decides (claim_conflict, task_blocked,
 // task_not_claimable, task_not_found) and writes the claimed record,
-// re-checking l before the rename. The lead wires task-claim's own store
-// claim here; LocalClaim is the stand-in with the same contract.
+// re-checking l before the rename. task-claim --remote passes the store's
+// own claim here; LocalClaim implements the same contract (docs/claims.md)
+// for task-sync claim.
 type ClaimFunc func(dir string, l *lock.Lock, req ClaimRequest) (*task.Task, error)
 
 // RemoteClaim is `task-claim --remote`: the claim counts only once it is
