@@ -235,29 +235,37 @@ func (r *repo) readRef(ref string) (oid string, ok bool) {
 
 // preSnapshot is a snapshot of the store taken without the lock while the
 // fetch runs. It is used under the lock only when neither directory
-// changed since: their mtimes are the same and were already older than
-// preSettle when it was taken (file timestamps come from a coarse clock,
-// so a younger mtime could hide a change made in the same tick).
+// changed since: their mtimes right before this sync created its .lock
+// files (with the kernel lock held: every writer of the toolkit renames
+// into the directory and creates and removes its .lock there) are those
+// of the snapshot, and were already older than preSettle when it was
+// taken (timestamps come from a coarse clock, so a younger mtime could
+// hide a change made in the same tick). A foreign writer that rewrites a
+// file in place is seen by the next sync's stat check.
 type preSnapshot struct {
 	cache  *statCache
 	cur    files
 	stats  map[string]statEntry
 	read   map[string][]byte
-	mtimes [2]int64
+	mtimes [2]int64 // when the snapshot was taken
+	seen   [2]int64 // right before the step's .lock files were created
 	ok     bool
 }
 
-const preSettle = 50 * time.Millisecond
+// preSettle: a directory modified this recently before the snapshot may
+// hide a later change in the same timestamp tick (at most 10 ms).
+const preSettle = 25 * time.Millisecond
+
+func dirMtime(d string) int64 {
+	var st syscall.Stat_t
+	if syscall.Stat(d, &st) != nil {
+		return 0
+	}
+	return st.Mtim.Nano()
+}
 
 func dirMtimes(o *Options) [2]int64 {
-	var out [2]int64
-	for i, d := range []string{o.TasksDir, o.PlansDir} {
-		var st syscall.Stat_t
-		if syscall.Stat(d, &st) == nil {
-			out[i] = st.Mtim.Nano()
-		}
-	}
-	return out
+	return [2]int64{dirMtime(o.TasksDir), dirMtime(o.PlansDir)}
 }
 
 func (r *repo) presnapshot(o *Options) {
@@ -274,5 +282,5 @@ func (r *repo) presnapshot(o *Options) {
 }
 
 func (p *preSnapshot) valid(o *Options) bool {
-	return p.ok && p.cur != nil && dirMtimes(o) == p.mtimes
+	return p.ok && p.cur != nil && p.seen == p.mtimes
 }

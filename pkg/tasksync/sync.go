@@ -194,16 +194,26 @@ func countDiff(a, b files) int {
 // into it and writes the result into the store, all under the store's and
 // the plans' locks. It returns the new local tip and its tree.
 func (r *repo) step(o *Options, res *Result, rtip string, check func(tl *lock.Lock) (bool, error)) (string, string, error) {
-	tl, err := lock.Acquire(o.TasksDir, o.Lock)
+	// The directories' mtimes right before .lock is created (the kernel
+	// lock already held) say whether anything changed since the snapshot
+	// taken during the fetch (preSnapshot).
+	opt := o.Lock
+	var seen [2]int64
+	opt.BeforeCreate = func() { seen[0] = dirMtime(o.TasksDir) }
+	tl, err := lock.Acquire(o.TasksDir, opt)
 	if err != nil {
 		return "", "", err
 	}
 	defer tl.Release()
-	pl, err := lock.Acquire(o.PlansDir, o.Lock)
+	opt.BeforeCreate = func() { seen[1] = dirMtime(o.PlansDir) }
+	pl, err := lock.Acquire(o.PlansDir, opt)
 	if err != nil {
 		return "", "", err
 	}
 	defer pl.Release()
+	if r.pre != nil {
+		r.pre.seen = seen
+	}
 	tip, tree, err := r.stepLocked(o, res, rtip, tl, pl, check)
 	uerr := pl.Unlink()
 	if e := tl.Unlink(); uerr == nil {
