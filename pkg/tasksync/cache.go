@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
@@ -137,22 +139,23 @@ func (r *repo) snapshot(o *Options, c *statCache) (files, map[string]statEntry, 
 			return nil, nil, nil, err
 		}
 		names, err := f.Readdirnames(-1)
-		f.Close()
 		if err != nil {
+			f.Close()
 			return nil, nil, nil, err
 		}
+		dfd := int(f.Fd())
 		for _, name := range names {
 			p := d.prefix + name
 			if !validPath(p) {
 				continue
 			}
 			path := filepath.Join(d.dir, name)
-			var st syscall.Stat_t
-			if err := syscall.Lstat(path, &st); err != nil {
+			var st unix.Stat_t
+			if err := unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 				continue
 			}
 			e := statEntry{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino}
-			if old, ok := c.Stats[p]; ok && st.Mode&syscall.S_IFMT == syscall.S_IFREG && old.Size == e.Size && old.Mtime == e.Mtime && old.Ctime == e.Ctime && old.Ino == e.Ino {
+			if old, ok := c.Stats[p]; ok && st.Mode&unix.S_IFMT == unix.S_IFREG && old.Size == e.Size && old.Mtime == e.Mtime && old.Ctime == e.Ctime && old.Ino == e.Ino {
 				cur[p], stats[p] = old.OID, old
 				continue
 			}
@@ -164,6 +167,7 @@ func (r *repo) snapshot(o *Options, c *statCache) (files, map[string]statEntry, 
 			e.OID = r.hashBlob(data)
 			cur[p], stats[p], read[p] = e.OID, e, data
 		}
+		f.Close()
 	}
 	return cur, stats, read, nil
 }
@@ -253,8 +257,9 @@ type preSnapshot struct {
 }
 
 // preSettle: a directory modified this recently before the snapshot may
-// hide a later change in the same timestamp tick (at most 10 ms).
-const preSettle = 25 * time.Millisecond
+// hide a later change in the same timestamp tick (one jiffy: at most 10 ms
+// at HZ=100).
+const preSettle = 12 * time.Millisecond
 
 func dirMtime(d string) int64 {
 	var st syscall.Stat_t
