@@ -569,38 +569,6 @@ func validPath(p string) bool {
 	return false
 }
 
-// readStore reads every record and plan of the store: regular files only,
-// never through a link, within the size caps. Others are skipped with a
-// note (task-list and task-doctor report them).
-func readStore(o *Options) (map[string][]byte, error) {
-	out := map[string][]byte{}
-	for _, d := range []struct {
-		dir, prefix string
-		max         int64
-	}{{o.TasksDir, "tasks/", store.MaxRecordBytes}, {o.PlansDir, "plans/", plan.MaxReadBytes}} {
-		ents, err := os.ReadDir(d.dir)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, errcode.Wrap(errcode.InternalError, err, "reading %s", d.dir)
-		}
-		for _, e := range ents {
-			p := d.prefix + e.Name()
-			if !validPath(p) {
-				continue
-			}
-			data, err := readRegular(filepath.Join(d.dir, e.Name()), d.max)
-			if err != nil {
-				o.logf("skipped %s: %v", filepath.Join(d.dir, e.Name()), err)
-				continue
-			}
-			out[p] = data
-		}
-	}
-	return out, nil
-}
-
 // readRegular reads a regular file without following a link or blocking
 // on a FIFO, refusing files over max bytes before reading them.
 func readRegular(path string, max int64) ([]byte, error) {
