@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 		"task-claim":   recorded("task-claim", cli.TaskClaim),
 		"task-doctor":  recorded("task-doctor", cli.TaskDoctor),
 		"plan":         recorded("plan", cli.Plan),
+		"task-sync":    recorded("task-sync", cli.TaskSync),
 		"matrixx-hook": recorded("matrixx-hook", cli.MatrixxHook),
 		"matrixx":      recorded("matrixx", porcelain.Main),
 		// sockwrap gives a command a socket stdin that never closes

@@ -1,0 +1,258 @@
+package tasksync
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// Line is one line of a JSON Lines export: a record with its file's
+// modification time in ms since the epoch, or a plan with its text:
+//
+//	{"task":{…record…},"mtimeMs":1764626400000}
+//	{"plan":"name","text":"# …","mtimeMs":1764626400000}
+type Line struct {
+	Task    *task.Task `json:"task,omitempty"`
+	Plan    string     `json:"plan,omitempty"`
+	Text    *string    `json:"text,omitempty"`
+	MtimeMs int64      `json:"mtimeMs"`
+}
+
+// MaxImportBytes caps one import: 1 GiB (lines are validated whole before
+// anything is written, so they are held in memory).
+const MaxImportBytes = 1 << 30
+
+// ImportConflict is the code of an import with --on-conflict fail that met
+// a record or plan the store holds with other content (nothing written).
+const ImportConflict errcode.Code = "import_conflict"
+
+// Export writes every readable record (by id) then every plan (by name) of
+// the store as JSON Lines on w. Files that cannot be read as records or
+// plans are not exported; they are returned as problems (path: reason).
+func Export(tasksDir, plansDir string, w io.Writer) (n int, problems []string, err error) {
+	bw := bufio.NewWriter(w)
+	for _, d := range []struct{ dir, kind string }{{tasksDir, "tasks"}, {plansDir, "plans"}} {
+		ents, err := os.ReadDir(d.dir)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return n, problems, errcode.Wrap(errcode.InternalError, err, "reading %s", d.dir)
+		}
+		for _, e := range ents {
+			if !validPath(d.kind + "/" + e.Name()) {
+				continue
+			}
+			path := filepath.Join(d.dir, e.Name())
+			max := int64(16 << 20)
+			if d.kind == "plans" {
+				max = plan.MaxReadBytes
+			}
+			data, mtime, err := readWithMtime(path, max)
+			if err != nil {
+				problems = append(problems, path+": "+err.Error())
+				continue
+			}
+			var l Line
+			l.MtimeMs = mtime
+			if d.kind == "tasks" {
+				t, err := task.DecodeRecord(data)
+				if err != nil {
+					problems = append(problems, path+": "+errcode.As(err).Message)
+					continue
+				}
+				l.Task = t
+			} else {
+				s := string(data)
+				l.Plan, l.Text = strings.TrimSuffix(e.Name(), plan.Ext), &s
+			}
+			b, err := json.Marshal(l, json.Deterministic(true))
+			if err != nil {
+				problems = append(problems, path+": "+err.Error())
+				continue
+			}
+			bw.Write(b)
+			bw.WriteByte('\n')
+			n++
+		}
+	}
+	return n, problems, bw.Flush()
+}
+
+func readWithMtime(path string, max int64) ([]byte, int64, error) {
+	data, err := readRegular(path, max)
+	if err != nil {
+		return nil, 0, err
+	}
+	var st syscall.Stat_t
+	if err := syscall.Lstat(path, &st); err != nil {
+		return nil, 0, err
+	}
+	return data, st.Mtim.Sec*1000 + st.Mtim.Nsec/1e6, nil
+}
+
+// ImportResult is task-sync import's answer:
+// {"created":n,"updated":n,"unchanged":n,"skipped":[ids and plan names…]}.
+type ImportResult struct {
+	Created   int      `json:"created"`
+	Updated   int      `json:"updated"`
+	Unchanged int      `json:"unchanged"`
+	Skipped   []string `json:"skipped"`
+}
+
+// Import reads JSON Lines (Line) from r and writes them into the store
+// under its lock. A record or plan the store lacks is created; one it
+// holds with the same content is unchanged; one it holds with other
+// content is decided by onConflict: "skip" keeps the store's, "fail"
+// refuses the whole import before anything is written (import_conflict),
+// "newer" takes the line when its mtimeMs is later than the local file's
+// modification time (a tie keeps the store's). Every line is validated
+// before anything is written: a bad line is validation_error naming its
+// line number, and nothing is written.
+func Import(tasksDir, plansDir string, r io.Reader, onConflict string, lockOpt lock.Options) (*ImportResult, error) {
+	res := &ImportResult{Skipped: []string{}}
+	type item struct {
+		path  string
+		data  []byte
+		mtime int64
+		name  string
+		lock  *lock.Lock
+	}
+	var items []item
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), 17<<20)
+	seen := map[string]int{}
+	total := 0
+	for ln := 1; sc.Scan(); ln++ {
+		if total += len(sc.Bytes()) + 1; total > MaxImportBytes {
+			return nil, errcode.New(errcode.InputTooLarge, "the import is over %d bytes (at line %d); nothing was written (split it)", MaxImportBytes, ln)
+		}
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var l struct {
+			Task    jsontext.Value `json:"task"`
+			Plan    string         `json:"plan"`
+			Text    *string        `json:"text"`
+			MtimeMs int64          `json:"mtimeMs"`
+		}
+		if err := input.Decode(b, &l); err != nil {
+			return nil, errcode.New(errcode.ValidationError, "line %d: %s", ln, errcode.As(err).Message)
+		}
+		var it item
+		switch {
+		case len(l.Task) > 0 && l.Plan == "":
+			t, err := task.DecodeRecord(l.Task)
+			if err != nil {
+				return nil, errcode.New(errcode.ValidationError, "line %d: %s", ln, errcode.As(err).Message)
+			}
+			data, err := task.Encode(t)
+			if err != nil {
+				return nil, err
+			}
+			it = item{path: filepath.Join(tasksDir, task.FileName(t.ID)), data: data, name: t.ID}
+		case l.Plan != "" && l.Text != nil && len(l.Task) == 0:
+			if err := plan.CheckName(l.Plan); err != nil {
+				return nil, errcode.New(errcode.ValidationError, "line %d: %s", ln, errcode.As(err).Message)
+			}
+			if len(*l.Text) > plan.MaxBytes {
+				return nil, errcode.New(errcode.ValidationError, "line %d: plan %s is %d bytes, over the %d-byte cap", ln, l.Plan, len(*l.Text), plan.MaxBytes)
+			}
+			it = item{path: filepath.Join(plansDir, l.Plan+plan.Ext), data: []byte(*l.Text), name: "plan " + l.Plan}
+		default:
+			return nil, errcode.New(errcode.ValidationError, `line %d: want {"task":{…},"mtimeMs":N} or {"plan":"name","text":"…","mtimeMs":N}`, ln)
+		}
+		if prev, dup := seen[it.path]; dup {
+			return nil, errcode.New(errcode.ValidationError, "line %d: %s is already on line %d", ln, it.name, prev)
+		}
+		seen[it.path] = ln
+		it.mtime = l.MtimeMs
+		items = append(items, it)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, errcode.New(errcode.InputTooLarge, "a line of the import is over 17 MiB (records are capped at 16 MiB); nothing was written")
+		}
+		return nil, errcode.Wrap(errcode.ValidationError, err, "reading the import")
+	}
+	tl, err := lock.Acquire(tasksDir, lockOpt)
+	if err != nil {
+		return nil, err
+	}
+	defer tl.Release()
+	pl, err := lock.Acquire(plansDir, lockOpt)
+	if err != nil {
+		return nil, err
+	}
+	defer pl.Release()
+	type write struct {
+		it     item
+		create bool
+	}
+	var writes []write
+	for _, it := range items {
+		max := int64(16 << 20)
+		it.lock = tl
+		if strings.HasPrefix(it.name, "plan ") {
+			max, it.lock = plan.MaxReadBytes, pl
+		}
+		cur, mtime, err := readWithMtime(it.path, max)
+		if os.IsNotExist(err) {
+			writes = append(writes, write{it, true})
+			continue
+		}
+		if err != nil {
+			return nil, errcode.Wrap(errcode.InternalError, err, "reading %s", it.path)
+		}
+		if bytes.Equal(cur, it.data) {
+			res.Unchanged++
+			continue
+		}
+		switch onConflict {
+		case "fail":
+			return nil, errcode.New(ImportConflict, "%s exists with other content; nothing was imported (use --on-conflict skip or newer)", it.name)
+		case "newer":
+			if it.mtime > mtime {
+				writes = append(writes, write{it, false})
+				continue
+			}
+		}
+		res.Skipped = append(res.Skipped, strings.TrimPrefix(it.name, "plan "))
+	}
+	for _, w := range writes {
+		if err := durable.WriteFile(w.it.path, w.it.data, durable.Options{BeforeRename: w.it.lock.Check}); err != nil {
+			return nil, errcode.Wrap(errcode.InternalError, err, "writing %s (%d written before)", w.it.path, res.Created+res.Updated)
+		}
+		if w.it.mtime > 0 {
+			mt := time.UnixMilli(w.it.mtime)
+			_ = os.Chtimes(w.it.path, mt, mt)
+		}
+		if w.create {
+			res.Created++
+		} else {
+			res.Updated++
+		}
+	}
+	slices.Sort(res.Skipped)
+	_ = tl.Unlink()
+	_ = pl.Unlink()
+	return res, nil
+}
