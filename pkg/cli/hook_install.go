@@ -11,6 +11,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
@@ -366,7 +367,7 @@ func readSettings(path string) ([]byte, fs.FileMode, error) {
 	if err != nil {
 		return nil, 0, errcode.Wrap(errcode.InternalError, err, "reading %s", path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, maxUserFileBytes, true)
 	if err != nil {
 		return nil, 0, errcode.Wrap(errcode.InternalError, err, "reading %s", path)
 	}
@@ -384,3 +385,7 @@ func writeSettings(path string, data []byte, mode fs.FileMode) error {
 	}
 	return nil
 }
+
+// maxUserFileBytes caps a settings or guide file that install reads: 16 MiB,
+// checked before reading (a sparse giant is refused, not read whole).
+const maxUserFileBytes = 16 << 20

@@ -51,7 +51,7 @@ func (r *Runner) stop(ev *Event, _ *scan) any {
 		Now:           r.Now(),
 		Entries:       snap.Entries,
 	}
-	states := enforce.States{Dir: filepath.Join(StateDir(p.root), "continuation"), Now: r.Now}
+	states := enforce.States{Dir: filepath.Join(StateDir(p.root), "continuation"), Base: filepath.Join(p.root, ".matrixx"), Now: r.Now}
 	key := ev.SessionID
 	if in.Subagent {
 		key = enforce.Key(ev.SessionID, ev.AgentID)

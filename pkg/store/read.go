@@ -93,6 +93,10 @@ func readRecordFile(path string) ([]byte, time.Time, error) {
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return nil, time.Time{}, errors.New("not a regular file")
 	}
+	if st.Size > MaxRecordBytes {
+		// Checked before reading: a sparse giant costs one fstat.
+		return nil, time.Time{}, fmt.Errorf("%d bytes, larger than the %d-byte cap", st.Size, MaxRecordBytes)
+	}
 	data, err := readAll(fd, make([]byte, 0, st.Size+1))
 	return data, time.Unix(st.Mtim.Unix()), err
 }
@@ -331,7 +335,15 @@ func readAt(dirfd int, ent entry, opt ScanOptions, buf *[]byte) (Entry, *Problem
 			t = nil
 		}
 	} else if err == nil {
-		data, err = readRest(fd, data)
+		// A record longer than one read: check its size before reading
+		// on, so a sparse giant is refused after one fstat.
+		var st unix.Stat_t
+		if err = unix.Fstat(fd, &st); err == nil && st.Size > MaxRecordBytes {
+			err = fmt.Errorf("%d bytes, larger than the %d-byte cap", st.Size, MaxRecordBytes)
+		}
+		if err == nil {
+			data, err = readRest(fd, data)
+		}
 	}
 	unix.Close(fd)
 	if err != nil {
