@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 )
 
 // The skill and the slash commands (hook.GuideFiles) live in the .claude

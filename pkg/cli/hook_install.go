@@ -11,9 +11,9 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 )
 
 // settingsFlags choose the Claude Code settings file (DESIGN D16).

@@ -32,8 +32,8 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 )
 
 // FileName is the config file's name in both places.
