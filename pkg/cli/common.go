@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"strings"
+	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -71,6 +73,12 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 		Log:        a.stderr,
 	}
 	st.Lock.NoKernel = a.env.Getenv("MATRIXX_NO_FLOCK") == "1"
+	if a.env.Getenv("MATRIXX_FAULT_STOP_AFTER_LOCK_CHECK") == "1" {
+		// Fault injection for the fencing tests (t/fault): the process
+		// stops itself (SIGSTOP) between each write's last lock check and
+		// its replace, the moment a late write would come from.
+		st.AfterLockCheck = stopSelf
+	}
 	if w != nil {
 		if st.Lock.Timeout, err = a.lockTimeout(w.LockTimeout); err != nil {
 			return nil, err
@@ -94,3 +102,6 @@ func checkSession(s string) error {
 	}
 	return nil
 }
+
+// stopSelf sends SIGSTOP to this process (fault injection only).
+func stopSelf() { _ = syscall.Kill(os.Getpid(), syscall.SIGSTOP) }

@@ -62,19 +62,30 @@ func (s *Store) Get(id string) (*task.Task, error) {
 }
 
 func (s *Store) read(id string) (*task.Task, time.Time, error) {
+	t, _, mtime, err := s.readFull(id)
+	return t, mtime, err
+}
+
+// readRaw is read with the record's bytes (nil when absent).
+func (s *Store) readRaw(id string) (*task.Task, []byte, error) {
+	t, data, _, err := s.readFull(id)
+	return t, data, err
+}
+
+func (s *Store) readFull(id string) (*task.Task, []byte, time.Time, error) {
 	name := task.FileName(id)
 	data, mtime, err := readRecordFile(filepath.Join(s.Dir, name))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, time.Time{}, nil
+		return nil, nil, time.Time{}, nil
 	}
 	if err != nil {
-		return nil, time.Time{}, errcode.Wrap(errcode.TaskCorrupt, err, "%s", name)
+		return nil, nil, time.Time{}, errcode.Wrap(errcode.TaskCorrupt, err, "%s", name)
 	}
 	t, err := decodeNamed(name, data)
 	if err != nil {
-		return nil, time.Time{}, errcode.New(errcode.TaskCorrupt, "%s is not a valid task record (%s); it was left as it is", name, errcode.As(err).Message)
+		return nil, nil, time.Time{}, errcode.New(errcode.TaskCorrupt, "%s is not a valid task record (%s); it was left as it is", name, errcode.As(err).Message)
 	}
-	return t, mtime, nil
+	return t, data, mtime, nil
 }
 
 // readRecordFile reads a record without following symlinks, up to

@@ -55,6 +55,10 @@ type Store struct {
 	OnLock func(lock.Stats)
 	// Debug adds notes about internal decisions (dedup index rebuilds) to Log.
 	Debug bool
+	// AfterLockCheck, when set, runs right after each write's last lock
+	// ownership check and before its replace: fault tests stop the process
+	// there (MATRIXX_FAULT_STOP_AFTER_LOCK_CHECK) to prove the fencing.
+	AfterLockCheck func()
 }
 
 // Layout is where the resolved store lives.

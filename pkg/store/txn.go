@@ -24,6 +24,25 @@ type txn struct {
 
 	refreshed time.Time // last time .lock's timestamp was renewed
 	dirty     bool      // a write happened: sync the directory before answering
+
+	// read holds, by id, the bytes of each record as read under the lock
+	// (nil for an id read as absent): a write replaces the file only if it
+	// still holds them (fencing, docs/design.md "Fencing").
+	read map[string][]byte
+}
+
+// get reads one record under the lock and remembers its bytes, so that
+// write can refuse to replace a file that changed since (a late write).
+func (tx *txn) get(id string) (*task.Task, error) {
+	t, data, err := tx.s.readRaw(id)
+	if err != nil {
+		return nil, err
+	}
+	if tx.read == nil {
+		tx.read = map[string][]byte{}
+	}
+	tx.read[id] = data
+	return t, nil
 }
 
 // transact runs fn under the store's lock. The lock is released (and the
@@ -82,7 +101,27 @@ func (tx *txn) write(t *task.Task) error {
 		return errcode.New(errcode.ValidationError, "the record would be %d bytes, over the %d-byte cap", len(data), MaxRecordBytes)
 	}
 	path := filepath.Join(tx.s.Dir, task.FileName(t.ID))
-	err = durable.WriteFile(path, data, durable.Options{BeforeRename: tx.l.Check, NoDirSync: true})
+	// The file must still hold what this transaction read (or still be
+	// absent for a new task): a writer paused between its ownership check
+	// and the replace never overwrites the write of the one that evicted it.
+	expect := &durable.Expect{Absent: true}
+	if old, ok := tx.read[t.ID]; ok && old != nil {
+		expect = &durable.Expect{Data: old}
+	}
+	before := tx.l.Check
+	if tx.s.AfterLockCheck != nil {
+		before = func() error {
+			if err := tx.l.Check(); err != nil {
+				return err
+			}
+			tx.s.AfterLockCheck()
+			return nil
+		}
+	}
+	err = durable.WriteFile(path, data, durable.Options{BeforeRename: before, NoDirSync: true, Expect: expect})
+	if errors.Is(err, durable.ErrChanged) {
+		err = errcode.New(errcode.TaskLockUnavailable, "%s changed after this process read it under the lock: the lock was taken over while this process was paused, and the other write stands; nothing was written, retry", task.FileName(t.ID))
+	}
 	if errcode.Of(err) == errcode.TaskLockUnavailable {
 		tx.lost = err
 		return err
@@ -94,6 +133,10 @@ func (tx *txn) write(t *task.Task) error {
 	if tx.recent != nil {
 		tx.recent.record(t, tx.s.now())
 	}
+	if tx.read == nil {
+		tx.read = map[string][]byte{}
+	}
+	tx.read[t.ID] = data // a second write in the same transaction replaces this one
 	return nil
 }
 
