@@ -40,6 +40,7 @@ var mains = map[string]func([]string, io.Reader, io.Writer, io.Writer) int{
 	"task-update":  cli.TaskUpdate,
 	"task-cleanup": cli.TaskCleanup,
 	"plan":         cli.Plan,
+	"matrixx-hook": cli.MatrixxHook,
 }
 
 func TestMain(m *testing.M) {
