@@ -44,10 +44,14 @@ bench:
 	$(GO) run ./bench -go $(GO) $(BENCHFLAGS)
 
 # The fault tests of t/fault at ten times their CI size (3,000 SIGKILLs of
-# task writers, 1,000 of plan writers, 32,000 bad files), then the
-# lock-takeover, disk and fsync tests 20 times; both parts run, either fails.
+# task writers, 1,000 of plan writers, 32,000 bad files), the claim proofs
+# at the issue's size (32 claimants × 100 rounds for one task, 16 workers
+# draining 500 tasks with dependencies, a SIGKILLed claimant, a foreign
+# .lock), then the lock-takeover, disk and fsync tests 20 times; every part
+# runs, any fails.
 stress:
 	@status=0; \
 	FAULT_SCALE=10 $(GO) test -count=1 -timeout 30m -run 'TestKillWriters|TestKillPlanWriters|TestCorruptAndForeignFiles' -v ./t/fault/ || status=1; \
+	FAULT_SCALE=10 $(GO) test -count=1 -timeout 30m -run 'TestClaim' -v ./t/fault/ || status=1; \
 	$(GO) test -count=20 -timeout 30m -run 'TestPaused|TestDiskFull|TestReadOnlyStore|TestFsync' ./t/fault/ || status=1; \
 	exit $$status

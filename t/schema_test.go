@@ -146,6 +146,9 @@ func outputDoc(binary string, args []string) (schema.Doc, bool) {
 	if has(args, "--help", "-h", "--version") {
 		return schema.Doc{}, false
 	}
+	if has(args, "--where") {
+		return schema.Find("where")
+	}
 	name := binary
 	if binary == "matrixx-hook" {
 		// Event modes only: install and uninstall print lines (--print a

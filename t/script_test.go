@@ -20,8 +20,13 @@ func TestMain(m *testing.M) {
 		"task-list":    recorded("task-list", cli.TaskList),
 		"task-update":  recorded("task-update", cli.TaskUpdate),
 		"task-cleanup": recorded("task-cleanup", cli.TaskCleanup),
+		"task-claim":   recorded("task-claim", cli.TaskClaim),
+		"task-doctor":  recorded("task-doctor", cli.TaskDoctor),
 		"plan":         recorded("plan", cli.Plan),
 		"matrixx-hook": recorded("matrixx-hook", cli.MatrixxHook),
+		// sockwrap gives a command a socket stdin that never closes
+		// (socket_stdin_test.go).
+		"sockwrap": sockwrap,
 		// jq for pipelines in scripts, so tests need no system jq.
 		"jq": func() { os.Exit(gojq.Run()) },
 	})
@@ -47,6 +52,7 @@ func setup(env *testscript.Env) error {
 	env.Setenv("MATRIXX_SESSION_ID", "")
 	env.Setenv("MATRIXX_PROJECT_DIR", "")
 	env.Setenv("CLAUDE_PROJECT_DIR", "")
+	env.Setenv("CLAUDE_CODE_SESSION_ID", "")
 	env.Setenv("ULTRAWORK_TASK_LIST_ID", "")
 	env.Setenv("MATRIXX_LOCK_TIMEOUT_MS", "")
 	env.Setenv("MATRIXX_NO_FLOCK", "")

@@ -224,11 +224,14 @@ const (
 //
 // With given == "" and an optional document (docOptional, docDestructive),
 // stdin is first looked at, waiting as long as reading would but no longer
-// than its first non-blank byte: only a document (its first non-blank byte
+// than its first non-blank byte (a socket: at most input.OptionalWait,
+// after which task-list runs on its defaults and task-cleanup refuses with
+// invalid_arguments): only a document (its first non-blank byte
 // is "{") is read; anything else (the ids of a while-read loop) is left
 // where it is and the answer is "{}" with empty=true. A stdin that cannot
 // be looked at (a device other than a terminal, a reader that is not a
-// file) is read as before.
+// file) is read as before. A socket is read through readSocket, never
+// without bound.
 func (a *app) readInput(given string, doc stdinDoc) (data []byte, empty bool, err error) {
 	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return []byte("{}"), true, nil
@@ -248,10 +251,50 @@ func (a *app) readInput(given string, doc stdinDoc) (data []byte, empty bool, er
 		a.warnf("warning: stdin holds a JSON document; it is ignored because %s %s given (pass </dev/null to silence this)", given, verb)
 		return []byte("{}"), true, nil
 	}
-	if doc != docRequired && input.Lookable(a.stdin) && !input.Pending(a.stdin, input.Unbounded) {
-		return []byte("{}"), true, nil
+	socket := input.IsSocket(a.stdin)
+	if doc != docRequired && input.Lookable(a.stdin) {
+		wait := input.Unbounded
+		if socket {
+			wait = input.OptionalWait
+		}
+		switch input.Look(a.stdin, wait) {
+		case input.Absent:
+			return []byte("{}"), true, nil
+		case input.Silent:
+			if doc == docDestructive {
+				return nil, false, errcode.New(errcode.InvalidArguments,
+					"no input: stdin is open but sent nothing within %s, and %s deletes, so it does not run on a guess (a document could still arrive); give flags (e.g. --older-than 7d), a JSON document, or </dev/null for the defaults; see %s --help",
+					input.Seconds(input.OptionalWait), a.name, a.name)
+			}
+			return []byte("{}"), true, nil
+		}
+	}
+	if socket {
+		return a.readSocket(input.MaxBytes, "a JSON document")
 	}
 	return input.Read(a.stdin, input.MaxBytes)
+}
+
+// readSocket reads a socket stdin (input.ReadSocket): a socket that sends
+// nothing within input.RequiredWait and does not close is "no input"
+// (invalid_arguments, exit 2); one that goes silent part-way through its
+// document without closing is a validation_error, and one that sent a
+// whole document and stays open is read as that document. what names the
+// expected input in the message.
+func (a *app) readSocket(limit int64, what string) ([]byte, bool, error) {
+	data, empty, silent, err := input.ReadSocket(a.stdin, limit, input.RequiredWait)
+	switch {
+	case err != nil:
+		return nil, false, err
+	case silent && empty:
+		return nil, false, errcode.New(errcode.InvalidArguments,
+			"no input: stdin is open but sent nothing within %s (an agent host's socket that never closes, or a terminal-less caller); give %s on stdin, flags, or </dev/null; see %s --help",
+			input.Seconds(input.RequiredWait), what, a.name)
+	case silent && what == "a JSON document" && !jsontext.Value(data).IsValid():
+		return nil, false, errcode.New(errcode.ValidationError,
+			"malformed JSON: stdin went silent for %s without closing before the document ended (%d bytes read)", input.Seconds(input.RequiredWait), len(data))
+	}
+	return data, empty, nil
 }
 
 // stdinRule is the --help paragraph of the task binaries about flags and
@@ -262,15 +305,25 @@ at (for up to 10 ms), never read: a document there too (its first non-blank char
 ignored with a warning on stderr (give </dev/null to silence it), and other text (the ids a
 "while read" loop is reading) is left to its reader.`
 
+// stdinRequired is stdinRule for the binaries whose stdin is their input
+// when no flags are given (docs/design.md S26).
+const stdinRequired = stdinRule + `
+Without flags, stdin is read to its end: a pipe until it closes; a socket (an agent host's) that
+sends nothing within 3 s is "no input" (exit 2), and one that sends a document and then stays
+silent for 3 s is read as that document (see docs/design.md).`
+
 const stdinOptional = stdinRule + `
 Without flags, stdin is read only when its first non-blank character is "{"; anything else is
-left unread (a bare task-list in a "while read" loop does not eat the loop's input).`
+left unread (a bare task-list in a "while read" loop does not eat the loop's input). A socket
+stdin (an agent host's) that sends nothing within 250 ms is not waited for: the defaults apply.`
 
 const stdinCleanup = `Give flags or a JSON document on stdin, not both: with flags, stdin is only looked at (for up to
 10 ms), never read, and a document there too (its first non-blank character is "{") is a usage
 error (exit 2) and nothing is deleted; give </dev/null if stdin is meant for something else.
 Without flags, stdin is read only when its first non-blank character is "{"; anything else (the
-ids a "while read" loop is reading) is left unread.`
+ids a "while read" loop is reading) is left unread. A socket stdin (an agent host's) that sends
+nothing within 250 ms deletes nothing: it is a usage error (exit 2), since a document could still
+come; give flags, or </dev/null for the defaults.`
 
 // needInput is the usage error for a tool that got no input at all.
 func (a *app) needInput(example string) error {

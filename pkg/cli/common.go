@@ -22,8 +22,9 @@ import (
 // globals are the flags every task binary takes.
 type globals struct {
 	Dir     string           `short:"C" name:"dir" placeholder:"DIR" help:"Use DIR as the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else the nearest ancestor holding .matrixx/ or .git), resolved through symbolic links."`
-	Session string           `name:"session" placeholder:"ID" help:"Session id stamped as threadID by writes (default: $MATRIXX_SESSION_ID, else \"no-session\"); reads ignore it."`
+	Session string           `name:"session" placeholder:"ID" help:"Session id stamped as threadID by writes (default: $MATRIXX_SESSION_ID, else $CLAUDE_CODE_SESSION_ID, else \"no-session\"); reads ignore it."`
 	Pretty  bool             `help:"Indent the JSON answer."`
+	Where   bool             `help:"Print what this command would use and why (project root, task store, config files and settings, session id, environment) as JSON, and do nothing else."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
 }
 
@@ -37,6 +38,8 @@ type env struct {
 	root  string
 	cfg   *config.Config
 	store *store.Store
+	// before is the store's state before a write (noteNewStore).
+	before storeState
 }
 
 // open resolves project root, config and store (D11, D12, spec §3.3) and
@@ -64,13 +67,14 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 		return nil, err
 	}
 	st := &store.Store{
-		Dir:        layout.Dir,
-		Root:       root,
-		Own:        layout.Own,
-		Session:    session,
-		LegacyDir:  layout.LegacyDir,
-		StaleAfter: time.Duration(cfg.Tasks.StaleAfterHours * float64(time.Hour)),
-		Log:        a.stderr,
+		Dir:          layout.Dir,
+		Root:         root,
+		Own:          layout.Own,
+		Session:      session,
+		LegacyDir:    layout.LegacyDir,
+		StaleAfter:   time.Duration(cfg.Tasks.StaleAfterHours * float64(time.Hour)),
+		PluginSchema: cfg.Tasks.PluginSchema,
+		Log:          a.stderr,
 	}
 	st.Lock.NoKernel = a.env.Getenv("MATRIXX_NO_FLOCK") == "1"
 	if a.env.Getenv("MATRIXX_FAULT_STOP_AFTER_LOCK_CHECK") == "1" {
@@ -91,14 +95,14 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 			fmt.Fprintf(a.stderr, "%s: debug: lock %s\n", a.name, b)
 		}
 	}
-	return &env{root: root, cfg: cfg, store: st}, nil
+	return &env{root: root, cfg: cfg, store: st, before: newStoreState("task store", root, st.Dir)}, nil
 }
 
 // checkSession refuses a session id (the threadID to stamp) that is not
 // printable UTF-8 or is longer than 256 bytes.
 func checkSession(s string) error {
 	if len(s) > 256 || !utf8.ValidString(s) || strings.IndexFunc(s, unicode.IsControl) >= 0 {
-		return errcode.New(errcode.InvalidArguments, "the session id (--session or MATRIXX_SESSION_ID) must be printable UTF-8 of at most 256 bytes")
+		return errcode.New(errcode.InvalidArguments, "the session id (--session, MATRIXX_SESSION_ID or CLAUDE_CODE_SESSION_ID) must be printable UTF-8 of at most 256 bytes")
 	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
 
-const hookHelp = `Claude Code hooks for the matrixx task system (spec §8; docs/hooks.md).
+const hookHelp = `Claude Code hooks for the matrixx task system (docs/hooks.md).
 
 Without a subcommand, read one hook event on stdin and route it on hook_event_name and tool_name:
 

@@ -14,7 +14,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 )
 
-const planHelp = `Markdown plans in .matrixx/plans/<name>.md with hash-anchored line edits (spec §9).
+const planHelp = `Markdown plans in .matrixx/plans/<name>.md with hash-anchored line edits (docs/plans.md).
 
   plan create auth < auth.md              raw markdown on stdin (a template when stdin is empty)
   plan read auth                          lines as N#ID|content; --json, --format content
@@ -68,6 +68,9 @@ func (p *planCmd) AfterApply(ctx *kong.Context) error {
 
 func (p *planCmd) run(a *app) error {
 	a.pretty = p.Pretty
+	if p.Where {
+		return a.where(&p.globals)
+	}
 	var sub planSub
 	if p.ctx != nil && p.ctx.Selected() != nil {
 		sub, _ = p.ctx.Selected().Target.Addr().Interface().(planSub)

@@ -37,14 +37,16 @@ func (c *planCreateCmd) run(a *app, p *planCmd) error {
 	if err != nil {
 		return err
 	}
-	_, s, err := p.plans(a)
+	e, s, err := p.plans(a)
 	if err != nil {
 		return err
 	}
+	before := newStoreState("plans directory", e.root, s.Dir)
 	res, err := s.Create(c.Name, content, c.Force)
 	if err != nil {
 		return err
 	}
+	a.noteNewStore(before)
 	res.Template = template
 	a.emit(res)
 	return nil
@@ -55,7 +57,14 @@ func (c *planCreateCmd) content(a *app) ([]byte, bool, error) {
 	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return plan.Template(c.Name), true, nil
 	}
-	data, empty, err := input.Read(a.stdin, plan.MaxBytes)
+	var data []byte
+	var empty bool
+	var err error
+	if input.IsSocket(a.stdin) {
+		data, empty, err = a.readSocket(plan.MaxBytes, "the markdown")
+	} else {
+		data, empty, err = input.Read(a.stdin, plan.MaxBytes)
+	}
 	if errcode.Of(err) == errcode.InputTooLarge {
 		return nil, false, errcode.New(errcode.FileTooLarge, "the markdown on stdin is larger than %d bytes (100 KiB), the cap on a plan; nothing was written", plan.MaxBytes)
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const cleanupHelp = `Delete finished tasks (spec §6.5).
+const cleanupHelp = `Delete finished tasks (see README.md; decisions in docs/design.md).
 
   task-cleanup                         delete every completed task
   task-cleanup --older-than 7d         only completed tasks idle for more than 7 days
@@ -54,6 +54,9 @@ func TaskCleanup(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func (c *cleanupCmd) run(a *app) error {
+	if c.Where {
+		return a.where(&c.globals)
+	}
 	a.pretty = c.Pretty
 	req := &task.CleanupRequest{OlderThan: c.OlderThan, IncludeDeleted: c.IncludeDeleted, Stale: c.Stale, DryRun: c.DryRun}
 	given := ""
@@ -82,6 +85,7 @@ func (c *cleanupCmd) run(a *app) error {
 	for _, p := range res.Problems {
 		a.warnf("skipped %s: %s", p.File, p.Error)
 	}
+	a.noteNewStore(e.before)
 	a.emit(res)
 	return nil
 }

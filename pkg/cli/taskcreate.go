@@ -2,6 +2,7 @@ package cli
 
 import (
 	"io"
+	"strings"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -11,14 +12,14 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const createHelp = `Create tasks in the project's store (spec §6.1).
+const createHelp = `Create tasks in the project's store (see README.md; decisions in docs/design.md).
 
 Reads one task object or a batch {"items":[…]} on stdin, or builds one task from flags:
 
   echo '{"subject":"Build backend","blockedBy":["T-…"]}' | task-create
   task-create --subject "Build backend" --blocked-by T-…
 
-` + stdinRule + `
+` + stdinRequired + `
 
 Fields: subject (required), description, activeForm, blocks, blockedBy, owner, priority
 (low|medium|high), metadata (object), repoURL, parentID. New tasks are pending and carry
@@ -62,6 +63,9 @@ func TaskCreate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func (c *createCmd) run(a *app) error {
+	if c.Where {
+		return a.where(&c.globals)
+	}
 	a.pretty = c.Pretty
 	req, err := c.request(a)
 	if err != nil {
@@ -78,6 +82,13 @@ func (c *createCmd) run(a *app) error {
 	for _, e := range res.Errors {
 		a.warnf("item %d: %s: %s", e.Index, e.Error, e.Message)
 	}
+	for _, t := range res.Tasks {
+		if t.Deduplicated && len(t.NotApplied) > 0 {
+			a.warnf("warning: item %d: deduplicated against %s (an active task with the same subject written in the last 10 minutes); not applied: %s (change them with task-update %s)",
+				t.Index, t.ID, strings.Join(t.NotApplied, ", "), t.ID)
+		}
+	}
+	a.noteNewStore(e.before)
 	a.emit(res)
 	switch {
 	case len(res.Errors) == 0:

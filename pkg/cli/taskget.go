@@ -8,12 +8,12 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const getHelp = `Print one task (spec §6.2).
+const getHelp = `Print one task (see README.md; decisions in docs/design.md).
 
   task-get T-…
   echo '{"id":"T-…"}' | task-get
 
-` + stdinRule + `
+` + stdinRequired + `
 
 Answer: {"task":{…full record…}}, or {"task":null} when no such task exists (exit 0).
 Errors: invalid_task_id (exit 1), task_corrupt when the file exists but is not a valid record.
@@ -32,6 +32,9 @@ func TaskGet(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func (c *getCmd) run(a *app) error {
+	if c.Where {
+		return a.where(&c.globals)
+	}
 	a.pretty = c.Pretty
 	id := c.ID
 	if id != "" {

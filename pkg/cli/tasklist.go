@@ -7,23 +7,33 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const listHelp = `List tasks with their unresolved blockers (spec §6.3).
+const listHelp = `List tasks with their unresolved blockers (see README.md; decisions in docs/design.md).
 
   task-list                      active tasks (pending, in_progress)
   task-list --ready              pending tasks with no unresolved blocker: runnable now
   task-list --status completed   exactly that status
   task-list --all                every status, completed and deleted included
+  task-list --waves              the active tasks planned in waves (docs/claims.md)
   echo '{"parentID":"T-…"}' | task-list
 
-Without flags, reads an optional document on stdin: {"status"?,"parentID"?,"ready"?,"all"?}.
+Without flags, reads an optional document on stdin: {"status"?,"parentID"?,"ready"?,"all"?,"waves"?}.
 Contradictory filters are refused (usage error for flags, validation_error on stdin): --all with
 --ready or --status, and --ready with a status other than pending.
 
 ` + stdinOptional + `
 
 Answer: {"tasks":[{"id","subject","status","owner"?,"blockedBy":[…unresolved…],"parentID"?}],
-"reminder":"…","problems"?:[{"file","error"}]}, sorted by id (creation order).
+"reminder"?:"…","problems"?:[{"file","error"}]}, sorted by id (creation order); an empty or
+missing store answers {"tasks":[]} (no reminder).
 blockedBy keeps only blockers that are not completed (missing and deleted ones stay).
+An in_progress task whose claim's lease has ended carries "claimExpired":true (task-claim can take
+it over).
+
+--waves answers {"waves":[{"wave":1,"tasks":[…]},…],"cycles":[[ids…]],"missing":[{"id","blockedBy"}]}
+with tasks as above: wave 1 runs now (in_progress, and pending with no unresolved blocker), wave 2
+once wave 1 is done, and so on. cycles lists tasks that wait for each other; missing lists tasks
+that can never start as things stand, with the blockers that hold them (missing or deleted
+tasks, or tasks that are themselves stuck). --waves combines with --parent only.
 Files that cannot be read as tasks are listed in "problems" and on stderr; the listing goes on.
 
 JSON Schemas of the stdin document and the answer: docs/schemas/task-list.input.json and
@@ -35,6 +45,7 @@ type listCmd struct {
 	Parent string `name:"parent" placeholder:"ID" help:"Only subtasks of this parent."`
 	Ready  bool   `help:"Only pending tasks with no unresolved blocker."`
 	All    bool   `help:"Every status, completed and deleted included."`
+	Waves  bool   `help:"Plan the active tasks in waves, with cycles and missing blockers."`
 }
 
 // listFlag names task-list's filters by their flags in messages.
@@ -51,15 +62,18 @@ func TaskList(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func (c *listCmd) run(a *app) error {
+	if c.Where {
+		return a.where(&c.globals)
+	}
 	// A listing allocates once per record and exits: collect garbage
 	// rarely (about 10% less CPU at 10,000 tasks, docs/benchmarks.md).
 	if !a.inProcess {
 		debug.SetGCPercent(400)
 	}
 	a.pretty = c.Pretty
-	req := &task.ListRequest{Status: task.Status(c.Status), ParentID: c.Parent, Ready: c.Ready, All: c.All}
+	req := &task.ListRequest{Status: task.Status(c.Status), ParentID: c.Parent, Ready: c.Ready, All: c.All, Waves: c.Waves}
 	given := ""
-	if c.Status != "" || c.Parent != "" || c.Ready || c.All {
+	if c.Status != "" || c.Parent != "" || c.Ready || c.All || c.Waves {
 		given = "flags"
 	}
 	data, _, err := a.readInput(given, docOptional)
@@ -76,6 +90,17 @@ func (c *listCmd) run(a *app) error {
 	e, err := a.open(&c.globals, nil)
 	if err != nil {
 		return err
+	}
+	if req.Waves {
+		res, err := e.store.Waves(req)
+		if err != nil {
+			return err
+		}
+		for _, p := range res.Problems {
+			a.warnf("skipped %s: %s", p.File, p.Error)
+		}
+		a.emit(res)
+		return nil
 	}
 	res, err := e.store.List(req)
 	if err != nil {

@@ -7,18 +7,28 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const updateHelp = `Update one task (spec §6.4).
+const updateHelp = `Update one task (see README.md; decisions in docs/design.md).
 
   task-update T-… --status in_progress --owner morpheus
   echo '{"id":"T-…","status":"completed"}' | task-update
   echo '{"id":"T-…","addBlockedBy":["T-…"],"metadata":{"k":null}}' | task-update
 
-` + stdinRule + `
+` + stdinRequired + `
 
 Scalars (subject, description, status, activeForm, owner, priority) replace; addBlocks and
 addBlockedBy append (no removal: complete the blocker instead); metadata merges shallowly and a
 null value deletes its key. repoURL and parentID are create-only. An edge that would close a
 dependency cycle is refused (dependency_cycle).
+
+expect makes the update a compare-and-swap: {"id","expect":{"status":"pending","owner":""},…}
+(flags --expect-status, --expect-owner; "" means no owner) applies the update only when the task
+still has those values, else precondition_failed gives the current ones and nothing is written.
+Ids in addBlocks/addBlockedBy must name existing tasks (task_not_found); the other task gets the
+mirror edge (blocks for blockedBy and back) under the same lock.
+
+Status in_progress records the session (and owner) in metadata.claim, with a lease when --lease
+(or "lease") is given; any other status ends the claim. For an exclusive claim use task-claim
+(docs/claims.md). metadata.claim itself cannot be set by hand.
 
 An update that changes nothing (only the id, or values the task already has) answers the task as
 it is, exit 0, and writes nothing: the file and its modification time stay as they were, so it is
@@ -26,7 +36,7 @@ neither progress for the Stop hook nor a heartbeat against staleness (a note say
 
 Answer: {"task":{…full record…}}
 Errors: invalid_task_id, task_not_found, task_corrupt, validation_error, dependency_cycle,
-task_lock_unavailable, internal_error (exit 1); usage errors exit 2.
+precondition_failed, task_lock_unavailable, internal_error (exit 1); usage errors exit 2.
 
 JSON Schemas of the stdin document and the answer: docs/schemas/task-update.input.json and
 docs/schemas/task-update.output.json.`
@@ -44,6 +54,9 @@ type updateCmd struct {
 	AddBlocks    []string `name:"add-blocks" sep:"," placeholder:"ID" help:"Ids this task also blocks."`
 	AddBlockedBy []string `name:"add-blocked-by" sep:"," placeholder:"ID" help:"Ids this task also waits for."`
 	Metadata     string   `placeholder:"JSON" help:"Metadata to merge, as a JSON object (null deletes a key)."`
+	ExpectStatus *string  `name:"expect-status" enum:"pending,in_progress,completed,deleted" help:"Update only if the task still has this status (else precondition_failed)."`
+	ExpectOwner  *string  `name:"expect-owner" placeholder:"NAME" help:"Update only if the task still has this owner; \"\" means no owner (else precondition_failed)."`
+	Lease        string   `placeholder:"DUR" help:"With --status in_progress: the claim's lease, e.g. 15m (default: no lease, the claim does not expire)."`
 }
 
 // TaskUpdate is the task-update binary.
@@ -52,6 +65,9 @@ func TaskUpdate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func (c *updateCmd) run(a *app) error {
+	if c.Where {
+		return a.where(&c.globals)
+	}
 	a.pretty = c.Pretty
 	req, err := c.request(a)
 	if err != nil {
@@ -66,7 +82,10 @@ func (c *updateCmd) run(a *app) error {
 		return err
 	}
 	if !changed {
-		a.warnf("%s unchanged: the update changes nothing, so the file was not written (S14)", t.ID)
+		a.warnf("%s unchanged: the update changes nothing, so the file was not written (see docs/design.md)", t.ID)
+	}
+	if changed && req.LeaseDur > 0 {
+		resetSchedule(e, e.store.Session)
 	}
 	a.emit(struct {
 		Task *task.Task `json:"task"`
@@ -76,7 +95,8 @@ func (c *updateCmd) run(a *app) error {
 
 func (c *updateCmd) flagsGiven() bool {
 	return c.Subject != nil || c.Description != nil || c.Status != nil || c.ActiveForm != nil || c.Owner != nil ||
-		c.Priority != nil || len(c.AddBlocks) > 0 || len(c.AddBlockedBy) > 0 || c.Metadata != ""
+		c.Priority != nil || len(c.AddBlocks) > 0 || len(c.AddBlockedBy) > 0 || c.Metadata != "" ||
+		c.ExpectStatus != nil || c.ExpectOwner != nil || c.Lease != ""
 }
 
 func (c *updateCmd) request(a *app) (*task.UpdateRequest, error) {
@@ -98,7 +118,14 @@ func (c *updateCmd) request(a *app) (*task.UpdateRequest, error) {
 	}
 	req := &task.UpdateRequest{
 		ID: c.ID, Subject: c.Subject, Description: c.Description, ActiveForm: c.ActiveForm,
-		Owner: c.Owner, AddBlocks: c.AddBlocks, AddBlockedBy: c.AddBlockedBy,
+		Owner: c.Owner, AddBlocks: c.AddBlocks, AddBlockedBy: c.AddBlockedBy, Lease: c.Lease,
+	}
+	if c.ExpectStatus != nil || c.ExpectOwner != nil {
+		req.Expect = &task.Expect{Owner: c.ExpectOwner}
+		if c.ExpectStatus != nil {
+			st := task.Status(*c.ExpectStatus)
+			req.Expect.Status = &st
+		}
 	}
 	if c.Status != nil {
 		s := task.Status(*c.Status)

@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -33,6 +34,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 )
 
@@ -55,8 +57,19 @@ type Tasks struct {
 	SessionScoped bool `json:"session_scoped"`
 	// PollTimeoutMs: poll budget in ms (min 60000).
 	PollTimeoutMs float64 `json:"pollTimeoutMs"`
+	// ClaimLease: the lease of a claim when task-claim gets no --lease, in
+	// Go duration syntax ("15m"); 1s to 720h (docs/claims.md).
+	ClaimLease string `json:"claim_lease"`
 	// ClaudeCodeCompat is a reserved no-op flag.
 	ClaudeCodeCompat bool `json:"claude_code_compat,omitzero"`
+	// PluginSchema: write every record in the form the published
+	// oh-my-opencode plugin's strict schema accepts (projectRoot and
+	// priority kept in metadata; docs/compat.md). Default false.
+	PluginSchema bool `json:"plugin_schema,omitzero"`
+	// DenyHostTaskTools: the PreToolUse hook denies the host's own todo
+	// and task tools (Claude Code's TodoWrite, TaskCreate, …), so work
+	// goes to the one task store (docs/hooks.md H27). Default true.
+	DenyHostTaskTools bool `json:"deny_host_task_tools"`
 }
 
 // Config is the resolved configuration.
@@ -68,6 +81,10 @@ type Config struct {
 	Files []string `json:"files"`
 	// Warnings are human-readable notes (retired and unknown keys).
 	Warnings []string `json:"warnings,omitempty"`
+	// Origins says where each tasks.* setting that a file gave came from:
+	// "tasks.scope" → "<file>: morpheus.tasks.scope". Keys at their
+	// defaults are absent.
+	Origins map[string]string `json:"origins,omitempty"`
 }
 
 // Defaults of spec §3.2.
@@ -78,6 +95,8 @@ func Defaults() Tasks {
 		BackgroundStaleAfterHours: 2,
 		SessionScoped:             true,
 		PollTimeoutMs:             600000,
+		ClaimLease:                "15m",
+		DenyHostTaskTools:         true,
 	}
 }
 
@@ -147,12 +166,29 @@ func keys() []key {
 			return nil
 		}},
 		{"storage_path", true, str(func(t *Tasks, s string) { t.StoragePath = s })},
-		{"task_list_id", true, str(func(t *Tasks, s string) { t.TaskListID = strings.TrimSpace(s) })},
+		{"task_list_id", true, str(func(t *Tasks, s string) { t.TaskListID = project.TrimJS(s) })},
 		{"stale_after_hours", true, num(0.25, " hours", func(t *Tasks, n float64) { t.StaleAfterHours = n })},
 		{"background_stale_after_hours", false, num(0.25, " hours", func(t *Tasks, n float64) { t.BackgroundStaleAfterHours = n })},
 		{"session_scoped", true, boolean(func(t *Tasks, b bool) { t.SessionScoped = b })},
 		{"pollTimeoutMs", false, num(60000, " ms", func(t *Tasks, n float64) { t.PollTimeoutMs = n })},
+		{"claim_lease", false, func(t *Tasks, v jsontext.Value) error {
+			var s string
+			if err := decode(v, &s, "a string"); err != nil {
+				return err
+			}
+			d, err := time.ParseDuration(strings.TrimSpace(s))
+			if err != nil {
+				return fmt.Errorf("%q is not a duration such as \"90s\", \"15m\" or \"2h\"", s)
+			}
+			if d < time.Second || d > 720*time.Hour {
+				return fmt.Errorf("%w: %q is not between 1s and 720h", errRange, s)
+			}
+			t.ClaimLease = strings.TrimSpace(s)
+			return nil
+		}},
 		{"claude_code_compat", true, boolean(func(t *Tasks, b bool) { t.ClaudeCodeCompat = b })},
+		{"plugin_schema", false, boolean(func(t *Tasks, b bool) { t.PluginSchema = b })},
+		{"deny_host_task_tools", false, boolean(func(t *Tasks, b bool) { t.DenyHostTaskTools = b })},
 	}
 }
 
@@ -210,6 +246,10 @@ func Load(userDir, root string) (*Config, error) {
 			if err := k.set(&cfg.Tasks, v); err != nil {
 				return nil, errcode.New(errcode.ConfigError, "%s: %s: %v", f.path, where, err)
 			}
+			if cfg.Origins == nil {
+				cfg.Origins = map[string]string{}
+			}
+			cfg.Origins["tasks."+k.name] = f.path + ": " + where
 			break
 		}
 	}

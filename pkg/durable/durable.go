@@ -40,6 +40,10 @@ type Options struct {
 	// read under the lock, so a writer that lost the lock while paused
 	// after its last ownership check cannot overwrite its successor.
 	Expect *Expect
+	// ModTime, when set, becomes the new file's modification time (set on
+	// the temp file before it is synced and renamed): bookkeeping writes
+	// such as lease renewals keep the record's old mtime (docs/claims.md).
+	ModTime time.Time
 }
 
 // WriteFile replaces path with data. On any error the target is unchanged
@@ -70,6 +74,12 @@ func WriteFile(path string, data []byte, opt Options) (err error) {
 	if err = f.Chmod(perm); err != nil {
 		f.Close()
 		return err
+	}
+	if !opt.ModTime.IsZero() {
+		if err = os.Chtimes(tmp, opt.ModTime, opt.ModTime); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	if !opt.NoSync {
 		if err = f.Sync(); err != nil {

@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,6 +63,10 @@ func Decide(in Input, prev State) Outcome {
 		return out
 	case q.Actionable == 0:
 		out.Why = "allow: only stale or blocked tasks left: " + StatusLine(q)
+		return out
+	}
+	if !in.Subagent && AwaitsUser(in.LastMessage) {
+		out.Why = "allow: the last message asks the user a question and waits for the answer: " + StatusLine(q)
 		return out
 	}
 	fp := Fingerprint(q)
@@ -139,7 +145,7 @@ func Directive(in Input, q Queue) string {
 	}
 	b.WriteString(stuckAdvice(q))
 	if q.Stale > 0 {
-		fmt.Fprintf(&b, "\nTasks marked stale have had no file activity for over %s and may be orphans of an earlier session: finish them, or complete or delete them if they no longer apply.", hours(in.StaleAfter))
+		fmt.Fprintf(&b, "\nTasks marked stale have had no file activity for over %s and may be orphans of an earlier session: finish them, or complete or delete them if they no longer apply.", Window(in.staleWindow()))
 	}
 	return Cap(b.String(), MaxReasonBytes)
 }
@@ -261,14 +267,28 @@ func ids(list []string) string {
 	return strings.Join(list[:MaxBlockersShown], ", ") + fmt.Sprintf(" and %d more", len(list)-MaxBlockersShown)
 }
 
-// hours renders a duration as "30h" (whole hours, rounded down), or with
-// one decimal below an hour ("0.5h").
+// hours renders an idle time as people write it: whole hours from one
+// hour up ("30h", rounded down), whole minutes below ("40m").
 func hours(d time.Duration) string {
-	h := d.Hours()
-	if h >= 1 {
-		return fmt.Sprintf("%dh", int(h))
+	if d >= time.Hour {
+		return fmt.Sprintf("%dh", int(d.Hours()))
 	}
-	return fmt.Sprintf("%.1fh", h)
+	return fmt.Sprintf("%dm", int(d.Minutes()))
+}
+
+// Window renders a configured window (tasks.stale_after_hours,
+// background_stale_after_hours) exactly as people write it: "24h", "1.5h",
+// "2.25h" (at most two decimals), and minutes below an hour ("15m" for
+// 0.25, "45m").
+func Window(d time.Duration) string {
+	if d < time.Hour {
+		m := d.Minutes()
+		if m == float64(int(m)) {
+			return fmt.Sprintf("%dm", int(m))
+		}
+		return strconv.FormatFloat(math.Round(m*100)/100, 'f', -1, 64) + "m"
+	}
+	return strconv.FormatFloat(math.Round(d.Hours()*100)/100, 'f', -1, 64) + "h"
 }
 
 // subject is the task's subject on one line, at most 200 bytes.

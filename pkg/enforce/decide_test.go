@@ -206,9 +206,19 @@ func TestSubagent(t *testing.T) {
 }
 
 func TestHours(t *testing.T) {
-	for d, want := range map[time.Duration]string{30 * time.Hour: "30h", 90 * time.Minute: "1h", 30 * time.Minute: "0.5h", 24 * time.Hour: "24h"} {
+	for d, want := range map[time.Duration]string{30 * time.Hour: "30h", 90 * time.Minute: "1h", 30 * time.Minute: "30m", 24 * time.Hour: "24h", 59*time.Minute + 59*time.Second: "59m"} {
 		if got := hours(d); got != want {
 			t.Errorf("hours(%v) = %s, want %s", d, got, want)
+		}
+	}
+}
+
+// TestWindow: a configured window prints as people write it, never
+// rounded to a different value (0.25h was printed "0.2h").
+func TestWindow(t *testing.T) {
+	for h, want := range map[float64]string{0.25: "15m", 0.5: "30m", 0.75: "45m", 1: "1h", 1.5: "1.5h", 2.25: "2.25h", 24: "24h", 0.3: "18m", 1.333: "1.33h"} {
+		if got := Window(time.Duration(h * float64(time.Hour))); got != want {
+			t.Errorf("Window(%vh) = %s, want %s", h, got, want)
 		}
 	}
 }

@@ -4,21 +4,27 @@
 // that work.
 //
 // Scope. With tasks.session_scoped (the default) only tasks whose threadID
-// is the event's session_id count; tasks without a threadID or with
-// "no-session" never do. With session_scoped false every task of the store
+// is the event's session_id count, and their descendants through parentID
+// (at most AncestryDepth hops: a subtask filed under one of the session's
+// tasks by a subagent or a shell without the session id); other tasks
+// without a threadID or with "no-session" never do. A live claim
+// (metadata.claim of an in_progress task whose lease has not ended,
+// docs/claims.md) that names a session overrides both: the task holds the
+// claiming session, not its creator. With session_scoped false every task of the store
 // counts. Subtasks whose parent is completed or deleted are resolved and
 // leave the queue.
 //
 // Classification of an incomplete (pending or in_progress) task: blocked
 // when it is pending with an unresolved blocker (spec §7.3: only completed
 // resolves); stale when its file's mtime is older than
-// tasks.stale_after_hours. Blocked and stale tasks are listed but never force
+// tasks.stale_after_hours (on SubagentStop, tasks.background_stale_after_hours:
+// a subagent's claimed task idle past that window stops holding it). Blocked and stale tasks are listed but never force
 // continuation on their own: a queue of only stale and/or blocked tasks lets
 // the agent stop.
 //
 // SubagentStop: subagents share the parent's session_id, so a subagent is
-// held only by in_progress tasks it owns: owner equal to the event's
-// agent_id or agent_type.
+// held only by in_progress tasks it owns: owner (or its live claim's
+// owner) equal to the event's agent_id or agent_type.
 package enforce
 
 import (
@@ -48,6 +54,14 @@ type Input struct {
 	Now time.Time
 	// Entries are the store's records with their mtimes.
 	Entries []store.Entry
+	// LastMessage is the event's last_assistant_message (Stop): a
+	// message that asks the user a question lets the agent stop
+	// (AwaitsUser).
+	LastMessage string
+	// BackgroundStaleAfter is tasks.background_stale_after_hours: on
+	// SubagentStop it replaces StaleAfter (a subagent's claimed task idle
+	// past it stops holding the subagent); zero means StaleAfter.
+	BackgroundStaleAfter time.Duration
 }
 
 // Item is one incomplete task of the queue.
@@ -92,10 +106,14 @@ func Build(in Input) Queue {
 	for _, e := range in.Entries {
 		status[e.Task.ID] = e.Task.Status
 	}
+	byID := make(map[string]*task.Task, len(in.Entries))
+	for _, e := range in.Entries {
+		byID[e.Task.ID] = e.Task
+	}
 	var q Queue
 	for _, e := range in.Entries {
 		t := e.Task
-		if !in.inScope(t) {
+		if !in.inScope(t, byID) {
 			continue
 		}
 		q.Scope = append(q.Scope, e)
@@ -124,7 +142,8 @@ func Build(in Input) Queue {
 		}
 		if !e.ModTime.IsZero() {
 			it.Idle = in.Now.Sub(e.ModTime)
-			it.Stale = in.StaleAfter > 0 && it.Idle > in.StaleAfter
+			window := in.staleWindow()
+			it.Stale = window > 0 && it.Idle > window
 		}
 		q.Items = append(q.Items, it)
 		switch t.Status {
@@ -153,6 +172,15 @@ func Build(in Input) Queue {
 	return q
 }
 
+// staleWindow is the idle time past which a task is stale: the background
+// window on SubagentStop (when set), else StaleAfter.
+func (in Input) staleWindow() time.Duration {
+	if in.Subagent && in.BackgroundStaleAfter > 0 {
+		return in.BackgroundStaleAfter
+	}
+	return in.StaleAfter
+}
+
 func group(it Item) int {
 	switch {
 	case it.Stale:
@@ -165,15 +193,52 @@ func group(it Item) int {
 	return 1
 }
 
+// AncestryDepth is how many parentID hops the session filter follows: a
+// task whose parent, grandparent or great-grandparent belongs to the
+// session belongs to it too (spec: DEFAULT_ANCESTRY_DEPTH = 3).
+const AncestryDepth = 3
+
 // inScope applies the session filter (and, for a subagent, ownership).
-func (in Input) inScope(t *task.Task) bool {
+// A live claim that names a session overrides the threadID (claims.go);
+// byID holds every record of the store, for the parentID walk.
+func (in Input) inScope(t *task.Task, byID map[string]*task.Task) bool {
 	if in.SessionScoped {
-		if t.ThreadID == "" || t.ThreadID == project.NoSession || t.ThreadID != in.Session {
+		if ok, decided := in.claimScope(t); decided {
+			if !ok {
+				return false
+			}
+		} else if !in.ownSession(t) && !in.ancestorInSession(t, byID) {
 			return false
 		}
 	}
 	if in.Subagent {
-		return t.Owner != "" && (t.Owner == in.AgentID || t.Owner == in.AgentType)
+		owner := func(o string) bool { return o != "" && (o == in.AgentID || o == in.AgentType) }
+		return owner(t.Owner) || owner(in.claimOwner(t))
 	}
 	return true
+}
+
+// ownSession reports whether t was stamped with the event's session.
+func (in Input) ownSession(t *task.Task) bool {
+	return t.ThreadID != "" && t.ThreadID != project.NoSession && t.ThreadID == in.Session
+}
+
+// ancestorInSession walks t's parentID chain, at most AncestryDepth hops,
+// for a task of the session: only an in-scope ancestor admits a
+// descendant, a missing parent ends the walk, and so does a cycle.
+func (in Input) ancestorInSession(t *task.Task, byID map[string]*task.Task) bool {
+	seen := map[string]bool{t.ID: true}
+	p := t.ParentID
+	for hop := 0; hop < AncestryDepth && p != "" && !seen[p]; hop++ {
+		seen[p] = true
+		parent := byID[p]
+		if parent == nil {
+			return false
+		}
+		if in.ownSession(parent) {
+			return true
+		}
+		p = parent.ParentID
+	}
+	return false
 }

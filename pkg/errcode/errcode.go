@@ -52,6 +52,17 @@ const (
 	// the item's text (planItemText), and the text is on no item or on several
 	// (docs/plans.md P23).
 	PlanLinkBroken Code = "plan_link_broken"
+	// ClaimConflict: task-claim on a task someone else holds under a live
+	// claim; the message names the holder and the expiry (docs/claims.md).
+	ClaimConflict Code = "claim_conflict"
+	// TaskBlocked: task-claim on a pending task with unresolved blockers;
+	// the message lists them.
+	TaskBlocked Code = "task_blocked"
+	// TaskNotClaimable: task-claim on a completed or deleted task.
+	TaskNotClaimable Code = "task_not_claimable"
+	// PreconditionFailed: task-update's expect no longer matches the task;
+	// the message gives the current values.
+	PreconditionFailed Code = "precondition_failed"
 )
 
 // Error is a tool error with a stable code. Field names the offending input

@@ -41,6 +41,8 @@ type Event struct {
 	AgentID        string
 	AgentType      string
 	StopHookActive bool
+	// LastMessage is last_assistant_message (Stop, SubagentStop).
+	LastMessage string
 	// Background counts background_tasks entries still running: objects
 	// whose status is absent or a string that is not a finished state;
 	// malformed entries do not count (see background).
@@ -172,6 +174,8 @@ func (d *decoder) member(name string) error {
 		return d.str(name, &ev.AgentID)
 	case "agent_type":
 		return d.str(name, &ev.AgentType)
+	case "last_assistant_message":
+		return d.str(name, &ev.LastMessage)
 	case "stop_hook_active":
 		if k := d.dec.PeekKind(); k != 't' && k != 'f' {
 			return d.skip(name, "a boolean")

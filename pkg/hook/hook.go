@@ -8,6 +8,7 @@
 //
 //	PreToolUse, any tool with a command or a path field → task-edit-guard (pkg/guard)
 //	PostToolUse, Bash running task-create/task-update, or mcp__*__task_create/task_update → task-notepad-writer (pkg/notepad)
+//	PostToolUse, any tool → renewal of the session's claim leases when due (lease.go)
 //	Stop, SubagentStop → task-continuation-enforcer (pkg/enforce)
 //	SessionStart → task-session-start
 //	anything else → no output
@@ -26,6 +27,7 @@ import (
 	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/guard"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
 
@@ -87,14 +89,16 @@ func (r *Runner) Run(mode Mode, stdin io.Reader) (status int) {
 		}
 	}()
 	if mode == Notepad {
+		// A filter reads its pipe until the writer closes it (Unix rule),
+		// but a socket that never sends (an agent host's) is given up
+		// after the hook's timeout, as every other mode does.
+		if t := r.timeout(); t > 0 {
+			stdin = input.SilenceReader(stdin, t)
+		}
 		r.notepadFilter(stdin)
 		return 0
 	}
-	timeout := r.Timeout
-	if timeout == 0 {
-		timeout = DefaultTimeout
-	}
-	dr := newDeadlineReader(stdin, timeout)
+	dr := newDeadlineReader(stdin, r.timeout())
 	defer dr.stop()
 	sc := newScan(dr, MaxString)
 	ev, err := Decode(sc)
@@ -116,6 +120,14 @@ func (r *Runner) Run(mode Mode, stdin io.Reader) (status int) {
 	}
 	r.answer(r.protect(h, ev, sc))
 	return 0
+}
+
+// timeout is r.Timeout, DefaultTimeout when zero.
+func (r *Runner) timeout() time.Duration {
+	if r.Timeout == 0 {
+		return DefaultTimeout
+	}
+	return r.Timeout
 }
 
 // handler is one hook: run decides, fail turns an error or a panic into the
@@ -154,7 +166,7 @@ func (r *Runner) route(mode Mode, ev *Event, sc *scan) handler {
 	}
 	switch name {
 	case PreToolUse:
-		return handler{name: NameGuard, run: r.preToolUse, fail: r.guardFailure}
+		return handler{name: NameGuard, run: r.preToolUseAll, fail: r.guardFailure}
 	case PostToolUse:
 		return handler{name: NameNotepad, run: r.postToolUse}
 	case Stop, SubagentStop:

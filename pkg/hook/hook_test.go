@@ -64,7 +64,7 @@ func TestGuardWiring(t *testing.T) {
 	// a tool without command or path is not even asked
 	called := false
 	out, _ = run(t, Dispatch, func(guard.Request) guard.Decision { called = true; return guard.Decision{Deny: true} },
-		strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"TodoWrite","tool_input":{"todos":[]}}`))
+		strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"WebSearch","tool_input":{"query":"x"}}`))
 	if out != "" || called {
 		t.Errorf("answer %q, guard called %v", out, called)
 	}

@@ -40,6 +40,7 @@ const (
 // the agent where that notepad is (hookEventName PostToolUse); otherwise it
 // says nothing. Failures are logged and ignored.
 func (r *Runner) postToolUse(ev *Event, _ *scan) any {
+	r.renewLeases(ev) // lease.go: the session's claims stay live while it works
 	create, update := recognise(ev)
 	if !create && !update {
 		if ev.Tool == "Bash" && (strings.Contains(ev.Input.Command, binCreate) || strings.Contains(ev.Input.Command, binUpdate)) {

@@ -57,6 +57,8 @@ func (r *Runner) project(ev *Event) (*proj, error) {
 		Session:    project.NoSession,
 		StaleAfter: time.Duration(cfg.Tasks.StaleAfterHours * float64(time.Hour)),
 		Now:        r.Now,
+
+		PluginSchema: cfg.Tasks.PluginSchema,
 	}
 	st.Lock.NoKernel = r.Env.Getenv("MATRIXX_NO_FLOCK") == "1"
 	return &proj{root: root, cfg: cfg, store: st}, cfgErr

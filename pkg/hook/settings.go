@@ -27,10 +27,11 @@ type Entry struct {
 
 // Entries are what install adds to Claude Code's settings, in order. The
 // PreToolUse matcher covers every tool the guard decides on; PostToolUse
-// covers the two ways the task tools run (Bash, MCP).
+// covers the same tools: the two ways the task tools run (Bash, MCP) for
+// the notepads, and the common ones for lease renewal (docs/claims.md).
 var Entries = []Entry{
-	{PreToolUse, "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|mcp__.*"},
-	{PostToolUse, "Bash|mcp__.*"},
+	{PreToolUse, "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|TodoWrite|TodoRead|TaskCreate|TaskUpdate|TaskList|TaskGet|mcp__.*"},
+	{PostToolUse, "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|mcp__.*"},
 	{Stop, ""},
 	{SubagentStop, ""},
 	{SessionStart, ""},

@@ -79,8 +79,8 @@ func TestInstallUninstall(t *testing.T) {
 			}
 		}},
 		{"already installed", `{"hooks":{
-			"PreToolUse":[{"matcher":"Bash|Write|Edit|MultiEdit|NotebookEdit|Read|mcp__.*","hooks":[{"type":"command","command":"/x/matrixx-hook"}]}],
-			"PostToolUse":[{"matcher":"Bash|mcp__.*","hooks":[{"type":"command","command":"/x/matrixx-hook"}]}],
+			"PreToolUse":[{"matcher":"Bash|Write|Edit|MultiEdit|NotebookEdit|Read|TodoWrite|TodoRead|TaskCreate|TaskUpdate|TaskList|TaskGet|mcp__.*","hooks":[{"type":"command","command":"/x/matrixx-hook"}]}],
+			"PostToolUse":[{"matcher":"Bash|Write|Edit|MultiEdit|NotebookEdit|Read|mcp__.*","hooks":[{"type":"command","command":"/x/matrixx-hook"}]}],
 			"Stop":[{"hooks":[{"type":"command","command":"/x/matrixx-hook"}]}],
 			"SubagentStop":[{"hooks":[{"type":"command","command":"/x/matrixx-hook"}]}],
 			"SessionStart":[{"hooks":[{"type":"command","command":"/x/matrixx-hook"}]}]}}`, false, nil},

@@ -48,8 +48,11 @@ func (r *Runner) stop(ev *Event, _ *scan) any {
 		AgentType:     ev.AgentType,
 		SessionScoped: p.cfg.Tasks.SessionScoped,
 		StaleAfter:    time.Duration(p.cfg.Tasks.StaleAfterHours * float64(time.Hour)),
-		Now:           r.Now(),
-		Entries:       snap.Entries,
+		LastMessage:   ev.LastMessage,
+
+		BackgroundStaleAfter: time.Duration(p.cfg.Tasks.BackgroundStaleAfterHours * float64(time.Hour)),
+		Now:                  r.Now(),
+		Entries:              snap.Entries,
 	}
 	states := enforce.States{Dir: filepath.Join(StateDir(p.root), "continuation"), Base: filepath.Join(p.root, ".matrixx"), Now: r.Now}
 	key := ev.SessionID

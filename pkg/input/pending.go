@@ -51,12 +51,36 @@ const Unbounded time.Duration = -1
 //
 // Errors count as "nothing there".
 func Pending(r io.Reader, wait time.Duration) bool {
+	return Look(r, wait) == Present
+}
+
+// Presence is what Look finds on stdin.
+type Presence int
+
+const (
+	// Absent: no document (end of file, white space only, other text, or
+	// a stdin that is not looked at).
+	Absent Presence = iota
+	// Present: the first byte that is not white space is "{".
+	Present
+	// Silent: a pipe or socket that neither sent a deciding byte nor
+	// closed within the wait (never with Unbounded).
+	Silent
+)
+
+// Look is Pending telling "nothing within the bound" (Silent) apart from
+// "no document" (Absent): task-cleanup must not delete on a stdin that
+// merely has not spoken yet (docs/design.md, "A socket stdin").
+func Look(r io.Reader, wait time.Duration) Presence {
 	f, mode, ok := lookable(r)
 	switch {
 	case !ok:
-		return false
+		return Absent
 	case mode.IsRegular():
-		return pendingFile(f)
+		if pendingFile(f) {
+			return Present
+		}
+		return Absent
 	case mode&os.ModeNamedPipe != 0:
 		return pendingStream(int(f.Fd()), wait, peekPipe)
 	default:
@@ -150,7 +174,7 @@ const errUnknown = unix.EOPNOTSUPP
 
 // pendingStream waits, at most wait in total (no limit when wait is
 // negative), for fd to hold a decision.
-func pendingStream(fd int, wait time.Duration, peek peekFunc) bool {
+func pendingStream(fd int, wait time.Duration, peek peekFunc) Presence {
 	buf := make([]byte, 64<<10)
 	deadline := time.Now().Add(wait)
 	seen := -1
@@ -160,7 +184,7 @@ func pendingStream(fd int, wait time.Duration, peek peekFunc) bool {
 		if wait >= 0 {
 			left = time.Until(deadline)
 			if left <= 0 {
-				return false
+				return Silent
 			}
 			timeout = int((left + time.Millisecond - 1) / time.Millisecond)
 		}
@@ -176,27 +200,30 @@ func pendingStream(fd int, wait time.Duration, peek peekFunc) bool {
 			if err == unix.EINTR {
 				continue
 			}
-			if err != nil || n == 0 || fds[0].Revents&(unix.POLLIN|unix.POLLHUP) == 0 {
-				return false // nothing within the bound (or POLLERR/POLLNVAL)
+			if err == nil && n == 0 {
+				return Silent // nothing within the bound
+			}
+			if err != nil || fds[0].Revents&(unix.POLLIN|unix.POLLHUP) == 0 {
+				return Absent // POLLERR/POLLNVAL
 			}
 		}
 		n, err := peek(fd, buf)
 		switch {
 		case err == errUnknown:
-			return true
+			return Present
 		case err == unix.EINTR || err == unix.EAGAIN:
 			continue
 		case err != nil || n == 0:
-			return false // end of file: the writer closed stdin
+			return Absent // end of file: the writer closed stdin
 		}
 		if v, _ := classify(buf[:n]); v != undecided {
-			return v == document
+			return presence(v == document)
 		}
 		if n == len(buf) {
 			// A full buffer of white space: what follows cannot be seen
 			// without taking it, so the reader decides (it reads and
 			// parses, which may find a document after the blanks).
-			return true
+			return Present
 		}
 		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 		if _, err := unix.Poll(fds, 0); err == nil && fds[0].Revents&unix.POLLHUP != 0 {
@@ -205,16 +232,24 @@ func pendingStream(fd int, wait time.Duration, peek peekFunc) bool {
 			// left, which is all there will be.
 			n, err := peek(fd, buf)
 			if err == errUnknown {
-				return true
+				return Present
 			}
 			if err != nil || n == 0 {
-				return false
+				return Absent
 			}
 			v, _ := classify(buf[:n])
-			return v == document || (v == undecided && n == len(buf))
+			return presence(v == document || (v == undecided && n == len(buf)))
 		}
 		seen = n
 	}
+}
+
+// presence turns a yes/no answer into Present or Absent.
+func presence(yes bool) Presence {
+	if yes {
+		return Present
+	}
+	return Absent
 }
 
 // peekSocket looks with MSG_PEEK.

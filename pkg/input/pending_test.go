@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestClassify(t *testing.T) {
@@ -275,7 +277,7 @@ func TestPendingWriterClosesBetweenPeekAndPoll(t *testing.T) {
 		}
 		return n, err
 	}
-	if !pendingStream(int(r.Fd()), Unbounded, peek) {
+	if pendingStream(int(r.Fd()), Unbounded, peek) != Present {
 		t.Fatal("the document written just before the hang-up was missed")
 	}
 }
@@ -302,5 +304,33 @@ func TestPendingLongBlankPrefix(t *testing.T) {
 	}
 	if rest, _ := io.ReadAll(r); string(rest) != doc {
 		t.Errorf("the pipe lost bytes: %d of %d left", len(rest), len(doc))
+	}
+}
+
+// TestLookSocketSilent: a socket that neither sends nor closes is Silent
+// within the bound, not Absent (task-cleanup must tell the two apart), and
+// ReadSocket gives up on it after its wait.
+func TestLookSocketSilent(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := os.NewFile(uintptr(fds[0]), "a"), os.NewFile(uintptr(fds[1]), "b")
+	defer a.Close()
+	defer b.Close()
+	if !IsSocket(a) {
+		t.Fatal("IsSocket = false for a socket")
+	}
+	if got := Look(a, 20*time.Millisecond); got != Silent {
+		t.Fatalf("Look = %v, want Silent", got)
+	}
+	_, empty, silent, err := ReadSocket(a, 0, 20*time.Millisecond)
+	if err != nil || !empty || !silent {
+		t.Fatalf("ReadSocket: empty=%v silent=%v err=%v, want empty, silent", empty, silent, err)
+	}
+	b.WriteString(`{"a":1}`)
+	data, empty, silent, err := ReadSocket(a, 0, 20*time.Millisecond)
+	if err != nil || empty || !silent || string(data) != `{"a":1}` {
+		t.Fatalf("ReadSocket = %q empty=%v silent=%v err=%v", data, empty, silent, err)
 	}
 }

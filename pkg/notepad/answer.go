@@ -19,7 +19,7 @@ import (
 //     every "errors" entry an object. task-list's answer ("reminder",
 //     entries with "status") is not one.
 //   - an update answer: an object with exactly the member "task", whose
-//     value is a valid task record (task.DecodeRecord: strict, no unknown
+//     value is a valid task record (task.DecodeAnswer: strict, no unknown
 //     members). task-get answers in the same shape.
 //
 // Everything else (error envelopes, other tools' JSON) is ignored.
@@ -113,7 +113,7 @@ func collect(out *Answers, v jsontext.Value, create, update bool) {
 		if doc["task"].Kind() != '{' {
 			return // {"task":null}: task-get found nothing
 		}
-		t, err := task.DecodeRecord(doc["task"])
+		t, err := task.DecodeAnswer(doc["task"])
 		if err != nil {
 			return
 		}

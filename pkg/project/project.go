@@ -40,9 +40,18 @@ func OS() Env {
 // variable must be an existing directory (a typo must not create a new
 // store): else invalid_arguments.
 func Root(dirFlag string, env Env) (string, error) {
+	root, _, err := RootSource(dirFlag, env)
+	return root, err
+}
+
+// RootSource is Root with why: "-C", "MATRIXX_PROJECT_DIR",
+// "CLAUDE_PROJECT_DIR", the marker found ("<root>/.matrixx" or
+// "<root>/.git"), or "" when no marker was found and the working directory
+// is the root (a write then creates a new store there).
+func RootSource(dirFlag string, env Env) (root, source string, err error) {
 	wd, err := env.Getwd()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	for _, src := range []struct{ name, dir string }{
 		{"-C", dirFlag},
@@ -58,15 +67,28 @@ func Root(dirFlag string, env Env) (string, error) {
 		}
 		d = filepath.Clean(d)
 		if !isDir(d) {
-			return "", errcode.New(errcode.InvalidArguments, "%s names %s, which is not an existing directory", src.name, d)
+			return "", "", errcode.New(errcode.InvalidArguments, "%s names %s, which is not an existing directory", src.name, d)
 		}
-		return Canonical(d), nil
+		return Canonical(d), src.name, nil
 	}
 	if !filepath.IsAbs(wd) {
 		wd, _ = filepath.Abs(wd)
 	}
 	// Every ancestor of a resolved directory is resolved too.
-	return Discover(Canonical(wd)), nil
+	root = Discover(Canonical(wd))
+	return root, Marker(root), nil
+}
+
+// Marker names what makes dir a project root: "<dir>/.matrixx" or
+// "<dir>/.git", or "" when it holds neither.
+func Marker(dir string) string {
+	switch {
+	case isDir(filepath.Join(dir, ".matrixx")):
+		return filepath.Join(dir, ".matrixx")
+	case exists(filepath.Join(dir, ".git")):
+		return filepath.Join(dir, ".git")
+	}
+	return ""
 }
 
 // Canonical returns dir cleaned and resolved through symbolic links
@@ -157,22 +179,43 @@ func exists(p string) bool {
 }
 
 // Session returns the threadID to stamp (D11): the --session flag, else
-// $MATRIXX_SESSION_ID, else NoSession.
+// $MATRIXX_SESSION_ID, else $CLAUDE_CODE_SESSION_ID (Claude Code puts it
+// into every Bash command's environment, so threadIDs are right even
+// where the SessionStart hook's CLAUDE_ENV_FILE export was not honoured),
+// else NoSession.
 func Session(flag string, env Env) string {
+	s, _ := SessionSource(flag, env)
+	return s
+}
+
+// SessionSource is Session with where the id came from: "--session", the
+// variable's name, or "" for NoSession.
+func SessionSource(flag string, env Env) (id, source string) {
 	if s := strings.TrimSpace(flag); s != "" {
-		return s
+		return s, "--session"
 	}
-	if s := strings.TrimSpace(env.Getenv("MATRIXX_SESSION_ID")); s != "" {
-		return s
+	for _, v := range []string{"MATRIXX_SESSION_ID", "CLAUDE_CODE_SESSION_ID"} {
+		if s := strings.TrimSpace(env.Getenv(v)); s != "" {
+			return s, v
+		}
 	}
-	return NoSession
+	return NoSession, ""
 }
 
 // OpenCodeDir returns the OpenCode config directory (D12):
-// $OPENCODE_CONFIG_DIR, else $XDG_CONFIG_HOME/opencode, else
+// $OPENCODE_CONFIG_DIR trimmed as JavaScript's String.prototype.trim does
+// (TrimJS) and made absolute against the working directory, as the
+// original does, else $XDG_CONFIG_HOME/opencode, else
 // ~/.config/opencode. It is "" when none can be determined.
 func OpenCodeDir(env Env) string {
-	if d := env.Getenv("OPENCODE_CONFIG_DIR"); d != "" {
+	if d := TrimJS(env.Getenv("OPENCODE_CONFIG_DIR")); d != "" {
+		// As the original: trimmed, then resolved against the working
+		// directory (Node's path.resolve).
+		if !filepath.IsAbs(d) {
+			if wd, err := env.Getwd(); err == nil {
+				d = filepath.Join(wd, d)
+			}
+		}
 		return filepath.Clean(d)
 	}
 	if d := env.Getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
@@ -183,4 +226,21 @@ func OpenCodeDir(env Env) string {
 		return ""
 	}
 	return filepath.Join(home, ".config", "opencode")
+}
+
+// TrimJS trims s as JavaScript's String.prototype.trim does, which is how
+// the original trims ULTRAWORK_TASK_LIST_ID, tasks.task_list_id and
+// OPENCODE_CONFIG_DIR: white space (Unicode Zs, TAB, VT, FF, U+00A0,
+// U+FEFF) and line terminators (LF, CR, U+2028, U+2029). Unlike Go's
+// strings.TrimSpace it trims U+FEFF and keeps U+0085 (NEL).
+func TrimJS(s string) string {
+	return strings.TrimFunc(s, jsSpace)
+}
+
+func jsSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', '\u00a0', '\u1680', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff':
+		return true
+	}
+	return r >= '\u2000' && r <= '\u200a'
 }

@@ -148,3 +148,14 @@ func TestMatcher(t *testing.T) {
 		t.Error("a non-canonical root does not match its own directory")
 	}
 }
+
+// TestTrimJS: JavaScript's String.prototype.trim, not Go's TrimSpace.
+func TestTrimJS(t *testing.T) {
+	for in, want := range map[string]string{
+		" x ": "x", "\ufeffx\u00a0": "x", "\u0085x": "\u0085x", "\u2028x\u3000": "x", "\t\v\fx\r\n": "x", "": "",
+	} {
+		if got := TrimJS(in); got != want {
+			t.Errorf("TrimJS(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -65,6 +65,19 @@ type updateAnswer struct {
 	Task task.Task `json:"task"`
 }
 
+// claimInput is task-claim's stdin document.
+type claimInput struct {
+	ID    string `json:"id,omitzero" jsonschema:"Task to claim (T-…); absent: the next ready task."`
+	Owner string `json:"owner" jsonschema:"Who claims it (agent name)."`
+	Lease string `json:"lease,omitzero" jsonschema:"How long the claim lasts without renewal, Go duration syntax (90s, 15m, 2h)."`
+}
+
+// doctorInput is task-doctor's stdin document.
+type doctorInput struct {
+	Strict bool `json:"strict,omitzero" jsonschema:"Warnings fail too (exit 1)."`
+	Repair bool `json:"repair,omitzero" jsonschema:"Apply the safe repairs (missing mirror edges, edges to tasks that no longer exist)."`
+}
+
 // planUpdateInput is plan update's stdin document.
 type planUpdateInput struct {
 	Edits []Edit `json:"edits" jsonschema:"The edits, applied all or none; anchors refer to the plan as read."`
@@ -220,11 +233,17 @@ func Docs() []Doc {
 		{Name: "task-get", Command: "task-get", Input: mustFor[task.IDRequest](true),
 			Output: answer("task-get's answer (task null: no such task), or the error envelope.", mustFor[getAnswer](false))},
 		{Name: "task-list", Command: "task-list", Input: list,
-			Output: answer("task-list's answer, or the error envelope.", mustFor[store.ListResult](false))},
+			Output: answer("task-list's answer, or the error envelope.", mustFor[store.ListResult](false), mustFor[store.WavesResult](false))},
 		{Name: "task-update", Command: "task-update", Input: mustFor[task.UpdateRequest](true),
 			Output: answer("task-update's answer, or the error envelope.", mustFor[updateAnswer](false))},
 		{Name: "task-cleanup", Command: "task-cleanup", Input: mustFor[task.CleanupRequest](true),
 			Output: answer("task-cleanup's answer, or the error envelope.", mustFor[store.CleanupResult](false))},
+		{Name: "task-claim", Command: "task-claim", Input: mustFor[claimInput](true),
+			Output: answer("task-claim's answer (task null: nothing is ready), or the error envelope (claim_conflict, task_blocked, task_not_claimable, …).", mustFor[getAnswer](false))},
+		{Name: "task-doctor", Command: "task-doctor", Input: mustFor[doctorInput](true),
+			Output: answer("task-doctor's report (exit 1 when it found errors, or warnings under strict), or the error envelope.", mustFor[store.DoctorReport](false))},
+		{Name: "where", Command: "--where",
+			Output: answer("--where's answer (every task binary, and plan --where SUBCOMMAND): what the command would use and why; nothing is read or written.", mustFor[cli.WhereAnswer](false))},
 		{Name: "matrixx-hook", Command: "matrixx-hook", Input: hookInput(),
 			Output: answer("matrixx-hook's answer: a PreToolUse denial, a Stop/SubagentStop block, added context (SessionStart), or the error envelope of a usage error; no output at all means no opinion.",
 				mustFor[hook.PreToolUseAnswer](false), mustFor[hook.StopAnswer](false), mustFor[hook.ContextAnswer](false))},

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
@@ -12,6 +14,13 @@ type Created struct {
 	ID           string `json:"id"`
 	Subject      string `json:"subject"`
 	Deduplicated bool   `json:"deduplicated,omitzero"`
+
+	// Index is the item's input index; NotApplied, for a deduplicated
+	// item, names the fields it gave that differ from the existing task
+	// and so were not applied (the answer keeps D7's keys; task-create
+	// says this on stderr). Neither is part of the answer.
+	Index      int      `json:"-"`
+	NotApplied []string `json:"-"`
 }
 
 // CreateResult is task-create's answer (D7): always both arrays.
@@ -46,6 +55,7 @@ func (s *Store) Create(req *task.CreateRequest) (*CreateResult, error) {
 				res.Errors = append(res.Errors, task.ItemError{Index: req.Index[i], Error: e.Code, Message: e.Message})
 				continue
 			}
+			c.Index = req.Index[i]
 			res.Tasks = append(res.Tasks, *c)
 		}
 		return nil
@@ -61,11 +71,18 @@ func (tx *txn) createOne(it *task.CreateItem) (*Created, error) {
 	s := tx.s
 	subject := strings.TrimSpace(it.Subject)
 	if dup := tx.findDuplicate(subject, it.Metadata.PlanKey()); dup != nil {
-		return &Created{ID: dup.ID, Subject: dup.Subject, Deduplicated: true}, nil
+		return &Created{ID: dup.ID, Subject: dup.Subject, Deduplicated: true, NotApplied: notApplied(it, dup)}, nil
 	}
 	id, err := task.NewID()
 	if err != nil {
 		return nil, errcode.Wrap(errcode.InternalError, err, "")
+	}
+	if err := tx.checkParent(it.ParentID); err != nil {
+		return nil, err
+	}
+	mirrors, err := tx.mirrorsFor(id, it.BlockedBy, it.Blocks, "blockedBy", "blocks")
+	if err != nil {
+		return nil, err
 	}
 	if len(it.BlockedBy) > 0 && len(it.Blocks) > 0 {
 		// Only a task that is both blocked and blocking can close a cycle:
@@ -90,7 +107,11 @@ func (tx *txn) createOne(it *task.CreateItem) (*Created, error) {
 		ThreadID:    s.Session,
 		ProjectRoot: s.Root,
 	}
+	tx.remember(id, nil) // a new file: created only where none exists
 	if err := tx.write(t); err != nil {
+		return nil, err
+	}
+	if err := tx.writeMirrors(mirrors); err != nil {
 		return nil, err
 	}
 	return &Created{ID: t.ID, Subject: t.Subject}, nil
@@ -130,4 +151,33 @@ func sortErrors(errs []task.ItemError) {
 			errs[j], errs[j-1] = errs[j-1], errs[j]
 		}
 	}
+}
+
+// notApplied names the fields of a create item that differ from the task
+// it was deduplicated against, in the item's field order: what the caller
+// asked for and did not get. The subject matched (trimmed), so it is never
+// listed; metadata is compared key by key as raw JSON.
+func notApplied(it *task.CreateItem, t *task.Task) []string {
+	var out []string
+	add := func(name string, differs bool) {
+		if differs {
+			out = append(out, name)
+		}
+	}
+	add("description", it.Description != "" && it.Description != t.Description)
+	add("activeForm", it.ActiveForm != "" && it.ActiveForm != t.ActiveForm)
+	add("blocks", len(it.Blocks) > 0 && !slices.Equal(it.Blocks, t.Blocks))
+	add("blockedBy", len(it.BlockedBy) > 0 && !slices.Equal(it.BlockedBy, t.BlockedBy))
+	add("owner", it.Owner != "" && it.Owner != t.Owner)
+	add("priority", it.Priority != "" && it.Priority != t.Priority)
+	md := false
+	for k, v := range it.Metadata {
+		if old, ok := t.Metadata[k]; !ok || !bytes.Equal(old, v) {
+			md = true
+		}
+	}
+	add("metadata", md)
+	add("repoURL", it.RepoURL != "" && it.RepoURL != t.RepoURL)
+	add("parentID", it.ParentID != "" && it.ParentID != t.ParentID)
+	return out
 }

@@ -1,6 +1,9 @@
 package store
 
 import (
+	"time"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -9,10 +12,12 @@ import (
 const Reminder = "1 task = 1 task. Maximize parallel execution: every pending task whose blockedBy is empty is runnable now; mark it in_progress right before work and completed right after."
 
 // ListResult is task-list's answer (spec §6.3). Problems lists T-*.json
-// files that could not be read; it is omitted when empty.
+// files that could not be read; it is omitted when empty. Reminder is
+// omitted when the store is empty or missing (no T-*.json file at all):
+// the spec's "Empty or missing dir returns { tasks: [] }".
 type ListResult struct {
 	Tasks    []task.Summary `json:"tasks"`
-	Reminder string         `json:"reminder"`
+	Reminder string         `json:"reminder,omitempty"`
 	Problems []Problem      `json:"problems,omitempty"`
 }
 
@@ -25,16 +30,27 @@ func (s *Store) List(req *task.ListRequest) (*ListResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Summarize(snap, req), nil
+	return SummarizeAt(snap, req, s.now()), nil
 }
 
-// Summarize applies task-list's filters to a snapshot.
+// Summarize applies task-list's filters to a snapshot, marking expired
+// claims as of now.
 func Summarize(snap *Snapshot, req *task.ListRequest) *ListResult {
+	return SummarizeAt(snap, req, time.Now())
+}
+
+// SummarizeAt is Summarize with the clock given: an in_progress task whose
+// claim's lease ended at or before now gets claimExpired:true
+// (docs/claims.md).
+func SummarizeAt(snap *Snapshot, req *task.ListRequest, now time.Time) *ListResult {
 	status := make(map[string]task.Status, len(snap.Entries))
 	for _, e := range snap.Entries {
 		status[e.Task.ID] = e.Task.Status
 	}
 	res := &ListResult{Tasks: []task.Summary{}, Reminder: Reminder, Problems: snap.Problems}
+	if len(snap.Entries) == 0 && len(snap.Problems) == 0 {
+		res.Reminder = "" // an empty or missing store
+	}
 	for _, e := range snap.Entries {
 		t := e.Task
 		switch {
@@ -55,10 +71,21 @@ func Summarize(snap *Snapshot, req *task.ListRequest) *ListResult {
 		if req.Ready && (t.Status != task.Pending || len(unresolved) > 0) {
 			continue
 		}
-		res.Tasks = append(res.Tasks, task.Summary{
-			ID: t.ID, Subject: t.Subject, Status: t.Status, Owner: t.Owner,
-			BlockedBy: unresolved, ParentID: t.ParentID,
-		})
+		res.Tasks = append(res.Tasks, summaryOf(t, unresolved, now))
 	}
 	return res
+}
+
+// summaryOf is t's task-list entry.
+func summaryOf(t *task.Task, unresolved []string, now time.Time) task.Summary {
+	sum := task.Summary{
+		ID: t.ID, Subject: t.Subject, Status: t.Status, Owner: t.Owner,
+		BlockedBy: unresolved, ParentID: t.ParentID,
+	}
+	if t.Status == task.InProgress {
+		if _, ok := t.Metadata[claim.Key]; ok {
+			sum.ClaimExpired = claim.Of(t).Expired(now)
+		}
+	}
+	return sum
 }

@@ -66,17 +66,17 @@ func (s *Store) read(id string) (*task.Task, time.Time, error) {
 	return t, mtime, err
 }
 
-// readRaw is read with the record's bytes (nil when absent).
-func (s *Store) readRaw(id string) (*task.Task, []byte, error) {
-	t, data, _, err := s.readFull(id)
-	return t, data, err
-}
-
+// readFull is read with the record's bytes (nil when absent).
 func (s *Store) readFull(id string) (*task.Task, []byte, time.Time, error) {
 	name := task.FileName(id)
 	data, mtime, err := readRecordFile(filepath.Join(s.Dir, name))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, time.Time{}, nil
+	}
+	if errors.Is(err, unix.ENOTDIR) {
+		// The store itself is broken, not this record: the same code as
+		// task-list, task-create, task-update and task-cleanup answer.
+		return nil, nil, time.Time{}, errcode.Wrap(errcode.InternalError, err, "reading %s: the task store is not a directory", s.Dir)
 	}
 	if err != nil {
 		return nil, nil, time.Time{}, errcode.Wrap(errcode.TaskCorrupt, err, "%s", name)

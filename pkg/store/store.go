@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
@@ -46,6 +47,10 @@ type Store struct {
 	Lock lock.Options
 	// StaleAfter is tasks.stale_after_hours as a duration.
 	StaleAfter time.Duration
+	// PluginSchema is tasks.plugin_schema: every record is written in the
+	// form the published oh-my-opencode plugin's strict schema accepts
+	// (task.EncodeAs, docs/compat.md).
+	PluginSchema bool
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
 	// Log receives human-readable notes (migration, recovered locks); may be nil.
@@ -80,12 +85,12 @@ type Layout struct {
 // else <root>/.matrixx/tasks. Own is set when the directory is
 // <root>/.matrixx/tasks (docs/design.md S24).
 func Resolve(root string, t config.Tasks, envListID, openCodeDir string) Layout {
-	listID := strings.TrimSpace(envListID)
+	listID := project.TrimJS(envListID)
 	if listID == "" {
 		listID = t.TaskListID
 	}
 	if listID == "" {
-		listID = filepath.Base(root)
+		listID = baseName(root)
 	}
 	listID = Sanitize(listID)
 	global := filepath.Join(openCodeDir, "tasks", listID)
@@ -118,14 +123,22 @@ func (s *Store) Matcher() *project.Matcher {
 	return project.NewMatcher(s.Root, s.Own)
 }
 
-// Sanitize is sanitizePathSegment of spec §3.3: every character outside
-// [a-zA-Z0-9_-] becomes "-"; an empty result becomes "default".
+// Sanitize is sanitizePathSegment of spec §3.3, exactly as the original's
+// JavaScript `value.replace(/[^a-zA-Z0-9_-]/g, "-") || "default"`: every
+// UTF-16 code unit outside [a-zA-Z0-9_-] becomes "-", so a character outside
+// the Basic Multilingual Plane (an emoji: a surrogate pair) becomes "--";
+// an empty result becomes "default". A byte that is not valid UTF-8 (which
+// no JavaScript string holds) becomes one "-".
 func Sanitize(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	for i, r := range s {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
 			b.WriteRune(r)
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			b.WriteByte('-') // an invalid byte
+		case r > 0xFFFF:
+			b.WriteString("--")
 		default:
 			b.WriteByte('-')
 		}
@@ -134,6 +147,16 @@ func Sanitize(s string) string {
 		return "default"
 	}
 	return b.String()
+}
+
+// baseName is Node's path.basename for an absolute path: "" for "/" (Go's
+// filepath.Base says "/"), and for "" ("." in Go).
+func baseName(p string) string {
+	b := filepath.Base(p)
+	if b == "/" || b == "." || b == string(filepath.Separator) {
+		return ""
+	}
+	return b
 }
 
 func (s *Store) now() time.Time {

@@ -61,10 +61,22 @@ func TestResolve(t *testing.T) {
 }
 
 func TestSanitize(t *testing.T) {
-	for in, want := range map[string]string{"my-app_1": "my-app_1", "a b/c": "a-b-c", "": "default", "..": "--", "café": "caf-"} {
+	for in, want := range map[string]string{"my-app_1": "my-app_1", "a b/c": "a-b-c", "": "default", "..": "--", "café": "caf-", "a😀b": "a--b", "\U0001F600": "--", "x\uFFFDy": "x-y", "x\xffy": "x-y"} {
 		if got := Sanitize(in); got != want {
 			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestResolveRootSlash: the root "/" has an empty base name in Node, so
+// the list id is "default", not "-".
+func TestResolveRootSlash(t *testing.T) {
+	l := Resolve("/", config.Tasks{Scope: "global"}, "", "/oc")
+	if l.ListID != "default" || l.Dir != "/oc/tasks/default" {
+		t.Errorf("Resolve(/) = %+v", l)
+	}
+	if l := Resolve("/p", config.Tasks{Scope: "global"}, "\u00a0x\ufeff", "/oc"); l.ListID != "x" {
+		t.Errorf("env list id not trimmed as JavaScript does: %+v", l)
 	}
 }
 
@@ -315,7 +327,8 @@ func TestUpdateCycleAndNotFound(t *testing.T) {
 // valid; a real change writes.
 func TestUpdateWithoutChangeDoesNotWrite(t *testing.T) {
 	s := newStore(t)
-	id := create(t, s, `{"subject":"a","owner":"o","blockedBy":["T-x"],"metadata":{"k":1}}`).Tasks[0].ID
+	x := create(t, s, `{"subject":"x"}`).Tasks[0].ID
+	id := create(t, s, `{"subject":"a","owner":"o","blockedBy":["`+x+`"],"metadata":{"k":1}}`).Tasks[0].ID
 	path := filepath.Join(s.Dir, task.FileName(id))
 	old := time.Now().Add(-time.Hour).Truncate(time.Second)
 	if err := os.Chtimes(path, old, old); err != nil {
@@ -326,7 +339,7 @@ func TestUpdateWithoutChangeDoesNotWrite(t *testing.T) {
 	s.Log, s.Debug = &log, true
 	for _, doc := range []string{
 		`{"id":"` + id + `"}`,
-		`{"id":"` + id + `","status":"pending","subject":"a","owner":"o","addBlockedBy":["T-x"],"metadata":{"k":1,"gone":null}}`,
+		`{"id":"` + id + `","status":"pending","subject":"a","owner":"o","addBlockedBy":["` + x + `"],"metadata":{"k":1,"gone":null}}`,
 	} {
 		req, err := task.ParseUpdate([]byte(doc))
 		if err != nil {

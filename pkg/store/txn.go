@@ -25,24 +25,36 @@ type txn struct {
 	refreshed time.Time // last time .lock's timestamp was renewed
 	dirty     bool      // a write happened: sync the directory before answering
 
-	// read holds, by id, the bytes of each record as read under the lock
-	// (nil for an id read as absent): a write replaces the file only if it
-	// still holds them (fencing, docs/design.md "Fencing").
-	read map[string][]byte
+	// seen holds, by id, the bytes of each record as read under the lock
+	// (nil for an id read as absent or about to be created): a write
+	// replaces the file only if it still holds them (fencing,
+	// docs/design.md "Fencing").
+	seen map[string][]byte
 }
 
-// get reads one record under the lock and remembers its bytes, so that
-// write can refuse to replace a file that changed since (a late write).
+// get reads one record under the lock (see readRec).
 func (tx *txn) get(id string) (*task.Task, error) {
-	t, data, err := tx.s.readRaw(id)
+	t, _, err := tx.readRec(id)
+	return t, err
+}
+
+// readRec reads one record and its mtime under the lock and remembers its
+// bytes, so that a write of it refuses to replace a file that changed
+// since (a late write).
+func (tx *txn) readRec(id string) (*task.Task, time.Time, error) {
+	t, data, mtime, err := tx.s.readFull(id)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
-	if tx.read == nil {
-		tx.read = map[string][]byte{}
+	tx.remember(id, data)
+	return t, mtime, nil
+}
+
+func (tx *txn) remember(id string, data []byte) {
+	if tx.seen == nil {
+		tx.seen = map[string][]byte{}
 	}
-	tx.read[id] = data
-	return t, nil
+	tx.seen[id] = data
 }
 
 // transact runs fn under the store's lock. The lock is released (and the
@@ -90,10 +102,26 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 // write stores t atomically and durably, re-checking lock ownership right
 // before the rename (D5, D6).
 func (tx *txn) write(t *task.Task) error {
+	return tx.writeAt(t, time.Time{})
+}
+
+// writeKeep stores t like write but keeps mtime as the file's modification
+// time: a bookkeeping write (a lease renewal, a mirror edge, a doctor
+// repair) is not activity on the task, so it neither counts as progress
+// for the Stop hook nor resets staleness (docs/claims.md). It leaves the
+// dedup index alone.
+func (tx *txn) writeKeep(t *task.Task, mtime time.Time) error {
+	if mtime.IsZero() {
+		return tx.write(t)
+	}
+	return tx.writeAt(t, mtime)
+}
+
+func (tx *txn) writeAt(t *task.Task, mtime time.Time) error {
 	if err := tx.keepAlive(); err != nil {
 		return err
 	}
-	data, err := task.Encode(t)
+	data, err := task.EncodeAs(t, tx.s.PluginSchema)
 	if err != nil {
 		return err
 	}
@@ -104,8 +132,12 @@ func (tx *txn) write(t *task.Task) error {
 	// The file must still hold what this transaction read (or still be
 	// absent for a new task): a writer paused between its ownership check
 	// and the replace never overwrites the write of the one that evicted it.
-	expect := &durable.Expect{Absent: true}
-	if old, ok := tx.read[t.ID]; ok && old != nil {
+	// A record written without having been read in this transaction (a
+	// repair from a scan) is replaced as it is.
+	var expect *durable.Expect
+	if old, ok := tx.seen[t.ID]; ok && old == nil {
+		expect = &durable.Expect{Absent: true}
+	} else if ok {
 		expect = &durable.Expect{Data: old}
 	}
 	before := tx.l.Check
@@ -118,7 +150,7 @@ func (tx *txn) write(t *task.Task) error {
 			return nil
 		}
 	}
-	err = durable.WriteFile(path, data, durable.Options{BeforeRename: before, NoDirSync: true, Expect: expect})
+	err = durable.WriteFile(path, data, durable.Options{BeforeRename: before, NoDirSync: true, ModTime: mtime, Expect: expect})
 	if errors.Is(err, durable.ErrChanged) {
 		err = errcode.New(errcode.TaskLockUnavailable, "%s changed after this process read it under the lock: the lock was taken over while this process was paused, and the other write stands; nothing was written, retry", task.FileName(t.ID))
 	}
@@ -130,13 +162,13 @@ func (tx *txn) write(t *task.Task) error {
 		return errcode.Wrap(errcode.InternalError, err, "writing %s", task.FileName(t.ID))
 	}
 	tx.dirty = true
-	if tx.recent != nil {
+	switch {
+	case tx.recent != nil && mtime.IsZero():
 		tx.recent.record(t, tx.s.now())
+	case tx.recent != nil:
+		tx.recent.changed = true // entries keep their mtimes; re-stamp the directory's
 	}
-	if tx.read == nil {
-		tx.read = map[string][]byte{}
-	}
-	tx.read[t.ID] = data // a second write in the same transaction replaces this one
+	tx.remember(t.ID, data) // a second write in the same transaction replaces this one
 	return nil
 }
 

@@ -14,8 +14,15 @@ import (
 // update that changes nothing (no fields, or only values the record already
 // has) writes nothing, so the file's mtime, which the Stop hook counts as
 // progress, stays as it was (S14); changed reports whether it wrote.
+// With req.Expect the update is a compare-and-swap: precondition_failed
+// when the task no longer has the expected status/owner. Ids in
+// addBlockedBy and addBlocks must name existing tasks (task_not_found
+// naming the id); the other end of each new edge gets its mirror (blocks
+// for blockedBy and back) in the same transaction. Status in_progress
+// records metadata.claim, any other status ends it (docs/claims.md).
 // Errors: task_not_found, task_corrupt (the file is left as it was),
-// dependency_cycle, validation_error, task_lock_unavailable, internal_error.
+// precondition_failed, dependency_cycle, validation_error,
+// task_lock_unavailable, internal_error. Nothing is written on any error.
 func (s *Store) Update(req *task.UpdateRequest) (*task.Task, bool, error) {
 	if !exists(filepath.Join(s.Dir, task.FileName(req.ID))) {
 		return nil, false, errcode.Field(errcode.TaskNotFound, "id", "no task %s in %s", req.ID, s.Dir)
@@ -30,6 +37,9 @@ func (s *Store) Update(req *task.UpdateRequest) (*task.Task, bool, error) {
 		if t == nil {
 			return errcode.Field(errcode.TaskNotFound, "id", "no task %s in %s", req.ID, s.Dir)
 		}
+		if err := req.Expect.Check(t); err != nil {
+			return err
+		}
 		var blockedBy, blocks []string
 		for _, id := range req.AddBlockedBy {
 			if !slices.Contains(t.BlockedBy, id) {
@@ -41,6 +51,10 @@ func (s *Store) Update(req *task.UpdateRequest) (*task.Task, bool, error) {
 				blocks = append(blocks, id)
 			}
 		}
+		mirrors, err := tx.mirrorsFor(t.ID, blockedBy, blocks, "addBlockedBy", "addBlocks")
+		if err != nil {
+			return err
+		}
 		if err := tx.addEdges(task.EdgesOf(t.ID, blockedBy, blocks)); err != nil {
 			return err
 		}
@@ -48,8 +62,10 @@ func (s *Store) Update(req *task.UpdateRequest) (*task.Task, bool, error) {
 		if err != nil {
 			return err
 		}
+		prevStatus, prevOwner := t.Status, t.Owner
 		req.Apply(t)
-		if after, err := task.Encode(t); err == nil && bytes.Equal(before, after) {
+		updateClaim(t, prevStatus, prevOwner, req, s.Session, s.now())
+		if after, err := task.Encode(t); err == nil && bytes.Equal(before, after) && len(mirrors) == 0 {
 			// Nothing to change: no write, no threadID stamp, no mtime.
 			// The unlink of .lock moved the directory's mtime: re-stamp
 			// the (still valid) dedup index so creates need no rebuild.
@@ -66,6 +82,9 @@ func (s *Store) Update(req *task.UpdateRequest) (*task.Task, bool, error) {
 			return err
 		}
 		if err := tx.write(t); err != nil {
+			return err
+		}
+		if err := tx.writeMirrors(mirrors); err != nil {
 			return err
 		}
 		out, changed = t, true

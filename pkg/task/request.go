@@ -166,7 +166,7 @@ func (it *CreateItem) Validate() error {
 	if it.Priority != "" && !it.Priority.Valid() {
 		return errcode.Field(errcode.ValidationError, "priority", "%q is not one of low, medium, high", it.Priority)
 	}
-	return nil
+	return checkClaimKey(it.Metadata)
 }
 
 // Blank reports whether s holds nothing but white space and invisible
@@ -225,6 +225,13 @@ type UpdateRequest struct {
 	AddBlocks    []string  `json:"addBlocks,omitempty"`
 	AddBlockedBy []string  `json:"addBlockedBy,omitempty"`
 	Metadata     Metadata  `json:"metadata,omitempty"`
+	// Expect makes the update a compare-and-swap: it is applied only when
+	// the task still has these values (precondition_failed otherwise).
+	Expect *Expect `json:"expect,omitzero"`
+	// Lease (Go duration syntax) gives the claim that status in_progress
+	// records a lease (docs/claims.md); LeaseDur is it parsed.
+	Lease    string        `json:"lease,omitempty"`
+	LeaseDur time.Duration `json:"-"`
 
 	RepoURL     jsontext.Value `json:"repoURL,omitzero"`
 	ParentID    jsontext.Value `json:"parentID,omitzero"`
@@ -300,6 +307,20 @@ func (r *UpdateRequest) Validate() error {
 	if r.AddBlockedBy, err = checkIDs("addBlockedBy", r.AddBlockedBy); err != nil {
 		return err
 	}
+	if err := checkClaimKey(r.Metadata); err != nil {
+		return err
+	}
+	if err := r.Expect.validate(); err != nil {
+		return err
+	}
+	if r.Lease != "" {
+		if r.LeaseDur, err = ParseLease("lease", r.Lease); err != nil {
+			return err
+		}
+		if r.Status == nil || *r.Status != InProgress {
+			return errcode.Field(errcode.ValidationError, "lease", "a lease goes with status in_progress (it is the claim's lease; task-claim renews one)")
+		}
+	}
 	return nil
 }
 
@@ -370,6 +391,9 @@ type ListRequest struct {
 	ParentID string `json:"parentID,omitempty"`
 	Ready    bool   `json:"ready,omitzero"`
 	All      bool   `json:"all,omitzero"`
+	// Waves asks for the wave plan of the active tasks instead of a list
+	// (docs/claims.md); it combines with parentID only.
+	Waves bool `json:"waves,omitzero"`
 }
 
 // ParseList decodes and validates task-list's input.
@@ -411,6 +435,17 @@ func (r *ListRequest) ValidateAs(name func(key string) string) error {
 	if r.All && r.Status != "" {
 		return conflict("all", "%s cannot be combined with %s %q: %s lists tasks of every status, %s only those of one; give one or the other",
 			name("all"), name("status"), r.Status, name("all"), name("status"))
+	}
+	if r.Waves {
+		for _, f := range []struct {
+			key string
+			set bool
+		}{{"ready", r.Ready}, {"all", r.All}, {"status", r.Status != ""}} {
+			if f.set {
+				return conflict("waves", "%s cannot be combined with %s: %s plans every active task (pending and in_progress) in waves; give one or the other",
+					name("waves"), name(f.key), name("waves"))
+			}
+		}
 	}
 	if r.ParentID != "" {
 		return CheckID(errcode.ValidationError, "parentID", r.ParentID)

@@ -70,6 +70,9 @@ type Summary struct {
 	Owner     string   `json:"owner,omitempty"`
 	BlockedBy []string `json:"blockedBy"`
 	ParentID  string   `json:"parentID,omitempty"`
+	// ClaimExpired marks an in_progress task whose claim's lease has
+	// ended: task-claim may take it over (docs/claims.md).
+	ClaimExpired bool `json:"claimExpired,omitzero"`
 }
 
 // MetadataString returns metadata[key] when it is a JSON string.

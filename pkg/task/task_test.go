@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 )
 
@@ -254,5 +257,42 @@ func TestConflictingFilters(t *testing.T) {
 		if _, err := ParseCleanup([]byte(doc)); (err == nil) != ok || (err != nil && errcode.Of(err) != errcode.ValidationError) {
 			t.Errorf("cleanup %s: err = %v", doc, err)
 		}
+	}
+}
+
+// TestPluginFormRoundTrip: EncodeAs(plugin) leaves projectRoot and
+// priority out of the top level (the published plugin's strict schema has
+// neither), keeps them in metadata, and DecodeRecord reads the same task.
+func TestPluginFormRoundTrip(t *testing.T) {
+	in := &Task{ID: "T-1", Subject: "s", Status: Pending, Priority: "high", ProjectRoot: "/p", ThreadID: "x",
+		Metadata: Metadata{"planName": jsontext.Value(`"p"`)}}
+	b, err := EncodeAs(in, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]jsontext.Value
+	if err := json.Unmarshal(b, &top); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := top["projectRoot"]; ok {
+		t.Errorf("projectRoot at the top level:\n%s", b)
+	}
+	if _, ok := top["priority"]; ok {
+		t.Errorf("priority at the top level:\n%s", b)
+	}
+	if len(in.Metadata) != 1 || in.ProjectRoot != "/p" {
+		t.Errorf("EncodeAs changed its argument: %+v", in)
+	}
+	out, err := DecodeRecord(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Priority != "high" || out.ProjectRoot != "/p" || len(out.Metadata) != 1 || string(out.Metadata["planName"]) != `"p"` {
+		t.Errorf("read back %+v", out)
+	}
+	// a priority in metadata that is not a valid one stays metadata
+	out, err = DecodeRecord([]byte(`{"id":"T-1","subject":"s","description":"","status":"pending","blocks":[],"blockedBy":[],"metadata":{"matrixx.priority":"urgent"}}`))
+	if err != nil || out.Priority != "" || len(out.Metadata) != 1 {
+		t.Errorf("invalid metadata priority: %+v %v", out, err)
 	}
 }

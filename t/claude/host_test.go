@@ -137,6 +137,8 @@ type Project struct {
 	// Timeout bounds one claude run (60 s when zero); the whole process
 	// group is killed then.
 	Timeout time.Duration
+	// AllowedTools is added to the --allowedTools list (MCP tools, say).
+	AllowedTools string
 }
 
 // newProject makes a git-less project (a .matrixx/ marks its root), runs
@@ -219,7 +221,7 @@ func (p *Project) Claude(t *testing.T, script Script, prompt string, extra ...st
 	p.Server.SetScript(script)
 	args := []string{"-p", "--output-format", "stream-json", "--verbose",
 		"--dangerously-skip-permissions",
-		"--allowedTools", "Bash,Read,Write,Edit,MultiEdit,Glob,Grep,Task",
+		"--allowedTools", "Bash,Read,Write,Edit,MultiEdit,Glob,Grep,Task" + p.AllowedTools,
 		"--model", "claude-sonnet-4-5",
 	}
 	args = append(args, extra...)

@@ -39,6 +39,9 @@ var mains = map[string]func([]string, io.Reader, io.Writer, io.Writer) int{
 	"task-list":    cli.TaskList,
 	"task-update":  cli.TaskUpdate,
 	"task-cleanup": cli.TaskCleanup,
+	"task-claim":   cli.TaskClaim,
+	"task-doctor":  cli.TaskDoctor,
+	"matrixx-hook": cli.MatrixxHook,
 	"plan":         cli.Plan,
 	"matrixx-hook": cli.MatrixxHook,
 }

@@ -1,0 +1,10 @@
+// Command task-claim: see `task-claim --help` and README.md.
+package main
+
+import (
+	"os"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+)
+
+func main() { os.Exit(cli.TaskClaim(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

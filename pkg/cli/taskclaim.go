@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"io"
+	"runtime/debug"
+	"time"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+const claimHelp = `Claim one task for an owner, atomically (docs/claims.md).
+
+  task-claim T-… --owner agent-3 [--lease 15m]   claim this task
+  task-claim --owner agent-3                     claim the next ready task
+  echo '{"id":"T-…","owner":"agent-3","lease":"90s"}' | task-claim
+
+A claim succeeds when the task is pending with no unresolved blocker, in_progress under an
+expired claim (a takeover), or already held by the same owner (a renewal). It sets status
+in_progress and owner and records metadata.claim {owner, session, claimedAt, renewedAt, leaseMs,
+expiresAt}. The check and the write happen under the store's lock: of many claimants racing for
+one task exactly one wins, the others get claim_conflict.
+
+Without an id it claims the next ready task: pending with no unresolved blocker and no owner (or
+this owner), or in_progress under an expired claim; by priority high, medium, none, low, then
+creation order. It answers {"task":null} (exit 0) when nothing is ready.
+
+The lease (Go duration syntax: 90s, 15m, 2h; 1s to 720h) is --lease, else tasks.claim_lease in
+matrixx.jsonc, else 15m. A claim expires that long after its last renewal; the matrixx-hook
+PostToolUse hook renews the session's claims while the agent works (at most once per third of the
+lease). Completing the task or setting it back to pending ends the claim.
+
+` + stdinRule + `
+
+Answer: {"task":{…full record…}} or {"task":null}
+Errors (exit 1, nothing written): claim_conflict (the message names the holder and the expiry),
+task_blocked (lists the unresolved blockers), task_not_claimable (completed or deleted),
+task_not_found, invalid_task_id, validation_error, task_lock_unavailable, internal_error.
+A missing --owner is a usage error (exit 2).`
+
+type claimCmd struct {
+	globals
+	writeFlags
+	ID    string         `arg:"" optional:"" help:"Task id (default: the next ready task)."`
+	Owner *string        `help:"Who claims the task (required), e.g. agent-3."`
+	Lease *time.Duration `placeholder:"DUR" help:"Lease, e.g. 90s, 15m, 2h (default: tasks.claim_lease, else 15m)."`
+}
+
+// TaskClaim is the task-claim binary.
+func TaskClaim(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run("task-claim", claimHelp, &claimCmd{}, args, stdin, stdout, stderr)
+}
+
+func (c *claimCmd) run(a *app) error {
+	// A claim without id reads the whole store once and exits: collect
+	// garbage rarely, as task-list does (not inside a server).
+	if !a.inProcess {
+		debug.SetGCPercent(400)
+	}
+	a.pretty = c.Pretty
+	req, err := c.request(a)
+	if err != nil {
+		return err
+	}
+	e, err := a.open(&c.globals, &c.writeFlags)
+	if err != nil {
+		return err
+	}
+	if req.Lease == 0 {
+		req.Lease = claim.DefaultLease
+		if e.cfg.Tasks.ClaimLease != "" {
+			if d, err := task.ParseLease("tasks.claim_lease", e.cfg.Tasks.ClaimLease); err == nil {
+				req.Lease = d
+			}
+		}
+	}
+	t, err := e.store.Claim(*req)
+	if err != nil {
+		return err
+	}
+	if t != nil {
+		resetSchedule(e, e.store.Session)
+	}
+	a.emit(struct {
+		Task *task.Task `json:"task"`
+	}{t})
+	return nil
+}
+
+// resetSchedule makes the session's PostToolUse hook look at its claims
+// at the next tool call, so a new lease is renewed in time.
+func resetSchedule(e *env, session string) {
+	if session == "" || session == project.NoSession || e.root == "" {
+		return
+	}
+	_ = claim.Schedule{Dir: claim.ScheduleDir(e.root)}.Reset(session)
+}
+
+func (c *claimCmd) request(a *app) (*store.ClaimRequest, error) {
+	if c.Owner != nil || c.Lease != nil || c.ID != "" {
+		if _, _, err := a.readInput("flags", docRequired); err != nil {
+			return nil, err
+		}
+		if c.ID != "" {
+			if err := task.CheckID(errcode.InvalidTaskID, "id", c.ID); err != nil {
+				return nil, err
+			}
+		}
+		if c.Owner == nil {
+			return nil, errcode.New(errcode.InvalidArguments, "--owner is required: task-claim [T-…] --owner NAME (see task-claim --help)")
+		}
+		if err := task.CheckOwner(*c.Owner); err != nil {
+			return nil, flagError(err)
+		}
+		req := &store.ClaimRequest{ID: c.ID, Owner: *c.Owner}
+		if c.Lease != nil {
+			if *c.Lease < task.MinLease || *c.Lease > task.MaxLease {
+				return nil, errcode.New(errcode.InvalidArguments, "--lease %v is not between %v and %v", *c.Lease, task.MinLease, task.MaxLease)
+			}
+			req.Lease = *c.Lease
+		}
+		return req, nil
+	}
+	data, empty, err := a.readInput("", docRequired)
+	if err != nil {
+		return nil, err
+	}
+	if empty {
+		return nil, errcode.New(errcode.InvalidArguments, "--owner is required: task-claim [T-…] --owner NAME, or a document {\"owner\":\"NAME\",\"id\"?,\"lease\"?} on stdin (see task-claim --help)")
+	}
+	doc, lease, err := task.ParseClaim(data)
+	if err != nil {
+		return nil, err
+	}
+	return &store.ClaimRequest{ID: doc.ID, Owner: doc.Owner, Lease: lease}, nil
+}

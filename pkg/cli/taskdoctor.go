@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"io"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
+)
+
+const doctorHelp = `Check the task store: dependencies, parents, claims and files (docs/claims.md).
+
+  task-doctor              report; exit 1 on errors, 0 with only warnings
+  task-doctor --strict     warnings fail too
+  task-doctor --repair     apply the safe repairs, then report what is left
+  echo '{"repair":true,"strict":true}' | task-doctor
+
+Errors: corrupt_file, missing_blocker (an active task waits for an id with no task),
+missing_parent (an active task's parent is gone), cycle. Warnings: one_sided_edge (A blockedBy B
+without B blocks A, or the reverse: left by older versions, cleanup or another tool),
+dangling_edge (any other edge to a task that no longer exists), deleted_blocker, claim_expired,
+claim_malformed.
+
+--repair takes the store's lock and applies only the safe repairs, through the store's own writes
+(each file keeps its modification time): it adds missing mirror edges and drops edges (blockedBy,
+blocks, parentID) to tasks that no longer exist. Everything else needs a decision and is left,
+with the repair to make by hand.
+
+` + stdinOptional + `
+
+Answer: {"tasks":N,"findings":[{"kind","severity":"error"|"warning","ids":[…],"message","repair",
+"repairable","repaired"?}],"errors":N,"warnings":N,"repaired":N}; errors and warnings count the
+findings left unrepaired. Exit 1 when errors are left (or warnings, with --strict), else 0; the
+report is on stdout either way. Failures (task_lock_unavailable, internal_error) use the error
+envelope.`
+
+type doctorCmd struct {
+	globals
+	writeFlags
+	Strict bool `help:"Fail (exit 1) on warnings too."`
+	Repair bool `help:"Apply the safe repairs (mirror edges, edges to tasks that no longer exist)."`
+}
+
+// doctorDoc is task-doctor's stdin document.
+type doctorDoc struct {
+	Strict bool `json:"strict,omitzero"`
+	Repair bool `json:"repair,omitzero"`
+}
+
+// TaskDoctor is the task-doctor binary.
+func TaskDoctor(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run("task-doctor", doctorHelp, &doctorCmd{}, args, stdin, stdout, stderr)
+}
+
+func (c *doctorCmd) run(a *app) error {
+	a.pretty = c.Pretty
+	doc := doctorDoc{Strict: c.Strict, Repair: c.Repair}
+	given := ""
+	if c.Strict || c.Repair {
+		given = "flags"
+	}
+	data, _, err := a.readInput(given, docOptional)
+	if err != nil {
+		return err
+	}
+	if given == "" {
+		if err := input.Decode(data, &doc); err != nil {
+			return err
+		}
+	}
+	e, err := a.open(&c.globals, &c.writeFlags)
+	if err != nil {
+		return err
+	}
+	rep, err := e.store.Doctor(doc.Repair)
+	if err != nil {
+		return err
+	}
+	for _, f := range rep.Findings {
+		if !f.Repaired {
+			a.warnf("%s %s: %s", f.Severity, f.Kind, f.Message)
+		}
+	}
+	a.emit(rep)
+	if rep.Errors > 0 || (doc.Strict && rep.Warnings > 0) {
+		a.exit = errcode.ExitTool
+	}
+	return nil
+}

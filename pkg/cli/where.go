@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
+)
+
+// WhereAnswer is what --where prints (see whereAnswer).
+type WhereAnswer = whereAnswer
+
+// whereAnswer is what --where prints (docs/design.md S28): what the
+// command would use and why, like git rev-parse --show-toplevel and git
+// config --show-origin. Shape:
+//
+//	{"projectRoot":{"path","from"},
+//	 "store":{"dir","exists","from","listID"?,"listIDFrom"?},
+//	 "openCodeDir":{"path","from"},
+//	 "configFiles":[{"path","exists"}],
+//	 "settings":{"tasks.<key>":{"value","from"}},
+//	 "session":{"id","from"},
+//	 "env":{"NAME":"value",…}}
+//
+// "from" is a flag ("-C", "--session"), an environment variable's name,
+// the marker that made the root ("<root>/.git"), a config file and key, or
+// "default". The command does nothing else: no stdin is read, nothing is
+// written.
+type whereAnswer struct {
+	ProjectRoot whereValue         `json:"projectRoot"`
+	Store       whereStore         `json:"store"`
+	OpenCodeDir whereValue         `json:"openCodeDir"`
+	ConfigFiles []whereFile        `json:"configFiles"`
+	Settings    map[string]whereKV `json:"settings"`
+	Session     whereSession       `json:"session"`
+	Env         map[string]string  `json:"env"`
+}
+
+type whereValue struct {
+	Path string `json:"path"`
+	From string `json:"from"`
+}
+
+type whereStore struct {
+	Dir        string `json:"dir"`
+	Exists     bool   `json:"exists"`
+	From       string `json:"from"`
+	ListID     string `json:"listID,omitempty"`
+	ListIDFrom string `json:"listIDFrom,omitempty"`
+}
+
+type whereFile struct {
+	Path   string `json:"path"`
+	Exists bool   `json:"exists"`
+}
+
+type whereKV struct {
+	Value any    `json:"value"`
+	From  string `json:"from"`
+}
+
+type whereSession struct {
+	ID   string `json:"id"`
+	From string `json:"from"`
+}
+
+// whereEnv are the environment variables that change what a binary uses.
+var whereEnv = []string{
+	"MATRIXX_PROJECT_DIR", "CLAUDE_PROJECT_DIR", "MATRIXX_SESSION_ID", "CLAUDE_CODE_SESSION_ID",
+	"ULTRAWORK_TASK_LIST_ID", "OPENCODE_CONFIG_DIR", "XDG_CONFIG_HOME", "MATRIXX_LOCK_TIMEOUT_MS",
+	"MATRIXX_NO_FLOCK", "MATRIXX_DEBUG", "CLAUDECODE",
+}
+
+// where prints whereAnswer for the globals g (the --where flag).
+func (a *app) where(g *globals) error {
+	a.pretty = g.Pretty
+	root, rootFrom, err := project.RootSource(g.Dir, a.env)
+	if err != nil {
+		if errcode.Of(err) == errcode.InvalidArguments {
+			return err
+		}
+		return errcode.Wrap(errcode.InternalError, err, "finding the project root")
+	}
+	if rootFrom == "" {
+		rootFrom = "the working directory: no .matrixx/ or .git in it or above it (a write creates a new store here)"
+	}
+	ans := whereAnswer{ProjectRoot: whereValue{root, rootFrom}, Settings: map[string]whereKV{}, Env: map[string]string{}}
+
+	ocDir := project.OpenCodeDir(a.env)
+	ocFrom := "default: ~/.config/opencode"
+	switch {
+	case project.TrimJS(a.env.Getenv("OPENCODE_CONFIG_DIR")) != "":
+		ocFrom = "OPENCODE_CONFIG_DIR"
+	case a.env.Getenv("XDG_CONFIG_HOME") != "" && filepath.IsAbs(a.env.Getenv("XDG_CONFIG_HOME")):
+		ocFrom = "XDG_CONFIG_HOME"
+	}
+	ans.OpenCodeDir = whereValue{ocDir, ocFrom}
+
+	for _, dir := range []string{filepath.Join(root, ".matrixx"), ocDir} {
+		if dir == "" {
+			continue
+		}
+		for _, name := range []string{config.FileName, "matrixx.json"} {
+			p := filepath.Join(dir, name)
+			_, err := os.Stat(p)
+			ans.ConfigFiles = append(ans.ConfigFiles, whereFile{p, err == nil})
+		}
+	}
+	cfg, err := config.Load(ocDir, root)
+	if err != nil {
+		return err
+	}
+	for _, w := range cfg.Warnings {
+		a.warnf("warning: %s", w)
+	}
+	t := cfg.Tasks
+	for k, v := range map[string]any{
+		"tasks.scope": t.Scope, "tasks.storage_path": t.StoragePath, "tasks.task_list_id": t.TaskListID,
+		"tasks.stale_after_hours": t.StaleAfterHours, "tasks.background_stale_after_hours": t.BackgroundStaleAfterHours,
+		"tasks.session_scoped": t.SessionScoped, "tasks.plugin_schema": t.PluginSchema,
+		"tasks.deny_host_task_tools": t.DenyHostTaskTools, "tasks.claim_lease": t.ClaimLease,
+	} {
+		from := cfg.Origins[k]
+		if from == "" {
+			from = "default"
+		}
+		ans.Settings[k] = whereKV{v, from}
+	}
+	if len(cfg.DisabledHooks) > 0 {
+		ans.Settings["disabled_hooks"] = whereKV{cfg.DisabledHooks, "config files"}
+	}
+
+	envList := a.env.Getenv("ULTRAWORK_TASK_LIST_ID")
+	layout := store.Resolve(root, t, envList, ocDir)
+	ans.Store = whereStore{Dir: layout.Dir}
+	if fi, err := os.Stat(layout.Dir); err == nil && fi.IsDir() {
+		ans.Store.Exists = true
+	}
+	switch {
+	case t.StoragePath != "":
+		ans.Store.From = "tasks.storage_path (" + cfg.Origins["tasks.storage_path"] + ")"
+	case layout.Own:
+		ans.Store.From = "scope project: <projectRoot>/.matrixx/tasks"
+	default:
+		ans.Store.From = "scope global: <openCodeDir>/tasks/<listID>"
+		ans.Store.ListID = layout.ListID
+		switch {
+		case project.TrimJS(envList) != "":
+			ans.Store.ListIDFrom = "ULTRAWORK_TASK_LIST_ID"
+		case t.TaskListID != "":
+			ans.Store.ListIDFrom = "tasks.task_list_id (" + cfg.Origins["tasks.task_list_id"] + ")"
+		default:
+			ans.Store.ListIDFrom = "the project root's base name"
+		}
+	}
+	id, from := project.SessionSource(g.Session, a.env)
+	if from == "" {
+		from = "default: no --session, MATRIXX_SESSION_ID or CLAUDE_CODE_SESSION_ID"
+	}
+	ans.Session = whereSession{id, from}
+	for _, k := range whereEnv {
+		if v := a.env.Getenv(k); v != "" {
+			ans.Env[k] = v
+		}
+	}
+	a.emit(ans)
+	return nil
+}
+
+// storeState notes, before a write, whether the store directory exists and
+// whether the root had a marker, so noteNewStore can say where a write
+// created a new store.
+type storeState struct {
+	kind    string // "task store", "plans directory"
+	dir     string
+	existed bool
+	marker  bool
+	root    string
+}
+
+func newStoreState(kind, root, dir string) storeState {
+	_, err := os.Stat(dir)
+	return storeState{kind: kind, dir: dir, existed: err == nil, marker: project.Marker(root) != "", root: root}
+}
+
+// noteNewStore prints, after a write, where it created a new store when
+// there was neither .matrixx/ nor .git at the root (the working directory
+// became the project root by default): a store the user may not expect.
+func (a *app) noteNewStore(s storeState) {
+	if s.existed || s.marker || s.dir == "" {
+		return
+	}
+	if _, err := os.Stat(s.dir); err != nil {
+		return
+	}
+	wd, _ := a.env.Getwd()
+	a.warnf("note: created a new %s at %s: no .matrixx/ or .git was found in %s or above it, so %s is the project root (give -C DIR, or run git init or mkdir .matrixx where you mean the project to be; --where shows what is used and why)",
+		s.kind, s.dir, strings.TrimSuffix(wd, "/"), s.root)
+}

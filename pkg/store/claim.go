@@ -1,0 +1,348 @@
+package store
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// ClaimRequest is one task-claim: the task (empty: the next ready one),
+// the claimant's owner name and the lease (> 0).
+type ClaimRequest struct {
+	ID    string
+	Owner string
+	Lease time.Duration
+}
+
+// Claim takes one task for req.Owner under the lock, a compare-and-swap
+// against every other writer of the store (docs/claims.md). With an id it
+// succeeds when the task is pending with no unresolved blocker, in_progress
+// under an expired claim (a takeover), or already held by req.Owner (a
+// renewal); it sets status in_progress and owner and records
+// metadata.claim with the lease. Without an id it claims the first task in
+// NextOrder that is claimable, or returns (nil, nil) when none is.
+// Errors: task_not_found, claim_conflict, task_blocked, task_not_claimable,
+// task_corrupt, task_lock_unavailable, internal_error; nothing is written
+// on any of them.
+func (s *Store) Claim(req ClaimRequest) (*task.Task, error) {
+	if req.ID != "" {
+		return s.claimOne(req)
+	}
+	return s.claimNext(req)
+}
+
+func (s *Store) claimOne(req ClaimRequest) (*task.Task, error) {
+	if !exists(filepath.Join(s.Dir, task.FileName(req.ID))) {
+		return nil, errcode.Field(errcode.TaskNotFound, "id", "no task %s in %s", req.ID, s.Dir)
+	}
+	var out *task.Task
+	err := s.transact(func(tx *txn) error {
+		t, mtime, err := tx.readRec(req.ID)
+		if err != nil {
+			return err
+		}
+		if t == nil {
+			return errcode.Field(errcode.TaskNotFound, "id", "no task %s in %s", req.ID, s.Dir)
+		}
+		now := s.now()
+		if err := tx.claimable(t, req.Owner, now); err != nil {
+			return err
+		}
+		out = t
+		return tx.takeClaim(t, mtime, req, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// claimNext picks candidates from a lock-free scan, then verifies them one
+// by one under the lock against their files (and their blockers' files).
+// When none of them is still claimable, the store is scanned again under
+// the lock, so "nothing ready" is true at one moment.
+func (s *Store) claimNext(req ClaimRequest) (*task.Task, error) {
+	snap, err := s.Scan(ScanOptions{})
+	if err != nil {
+		return nil, err
+	}
+	first := NextOrder(snap, req.Owner, s.now())
+	var out *task.Task
+	err = s.transact(func(tx *txn) error {
+		try := func(ids []string) (bool, error) {
+			for _, id := range ids {
+				t, mtime, err := tx.readRec(id)
+				if err != nil || t == nil {
+					continue // gone or broken since the scan: not claimable
+				}
+				now := s.now()
+				if tx.claimable(t, req.Owner, now) != nil || !nextEligible(t, req.Owner, now) {
+					continue
+				}
+				if err := tx.takeClaim(t, mtime, req, now); err != nil {
+					return false, err
+				}
+				out = t
+				return true, nil
+			}
+			return false, nil
+		}
+		if ok, err := try(first); ok || err != nil {
+			return err
+		}
+		snap, err := s.Scan(ScanOptions{})
+		if err != nil {
+			return err
+		}
+		_, err = try(NextOrder(snap, req.Owner, s.now()))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// nextEligible is the extra rule of a claim without id: a pending task
+// whose owner names someone else was assigned to them and is left alone.
+func nextEligible(t *task.Task, owner string, now time.Time) bool {
+	if t.Status == task.Pending {
+		return t.Owner == "" || t.Owner == owner
+	}
+	// in_progress: only takeovers of expired claims (not the caller's own
+	// live tasks: a worker asking for the next task wants a new one).
+	c := claim.Of(t)
+	return c != nil && c.Expired(now)
+}
+
+// priorityRank orders priorities for NextOrder: high, medium, none, low.
+func priorityRank(p task.Priority) int {
+	switch p {
+	case "high":
+		return 0
+	case "medium":
+		return 1
+	case "low":
+		return 3
+	}
+	return 2
+}
+
+// NextOrder returns the ids a claim without id would try, in order:
+// pending tasks with no unresolved blocker whose owner is empty or owner,
+// and in_progress tasks whose claim has expired; by priority (high, medium,
+// none, low), then by id (creation order for UUIDv7 ids).
+func NextOrder(snap *Snapshot, owner string, now time.Time) []string {
+	status := make(map[string]task.Status, len(snap.Entries))
+	for _, e := range snap.Entries {
+		status[e.Task.ID] = e.Task.Status
+	}
+	type cand struct {
+		id   string
+		rank int
+	}
+	var cands []cand
+	for _, e := range snap.Entries {
+		t := e.Task
+		if !nextEligible(t, owner, now) {
+			continue
+		}
+		if t.Status == task.Pending && len(task.Unresolved(t.BlockedBy, status)) > 0 {
+			continue
+		}
+		cands = append(cands, cand{t.ID, priorityRank(t.Priority)})
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int {
+		if a.rank != b.rank {
+			return a.rank - b.rank
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	ids := make([]string, len(cands))
+	for i, c := range cands {
+		ids[i] = c.id
+	}
+	return ids
+}
+
+// claimable applies task-claim's rules to t as it is on disk now; its
+// blockers are read from their files.
+func (tx *txn) claimable(t *task.Task, owner string, now time.Time) error {
+	switch t.Status {
+	case task.Completed, task.Deleted:
+		return errcode.New(errcode.TaskNotClaimable, "%s is %s: only pending tasks (and in_progress ones whose claim expired) can be claimed", t.ID, t.Status)
+	case task.InProgress:
+		c := claim.Of(t)
+		holder := claim.Holder(t, c)
+		if holder == owner {
+			return nil // a renewal
+		}
+		if c != nil && c.Expired(now) {
+			return nil // a takeover
+		}
+		if exp, ok := c.Expiry(); ok {
+			return errcode.New(errcode.ClaimConflict, "%s is claimed by %s until %s (in %s)", t.ID, holder, claim.Stamp(exp), exp.Sub(now).Round(time.Second))
+		}
+		return errcode.New(errcode.ClaimConflict, "%s is in progress, held by %s with no lease (it does not expire: the holder completes it or sets it back to pending)", t.ID, holder)
+	}
+	var open []string
+	for _, id := range t.BlockedBy {
+		b, err := tx.s.Get(id)
+		switch {
+		case err != nil:
+			open = append(open, id+" (unreadable)")
+		case b == nil:
+			open = append(open, id+" (missing)")
+		case b.Status == task.Deleted:
+			open = append(open, id+" (deleted)")
+		case b.Status != task.Completed:
+			open = append(open, fmt.Sprintf("%s (%s)", id, b.Status))
+		}
+	}
+	if len(open) > 0 {
+		return errcode.New(errcode.TaskBlocked, "%s waits for %d unresolved blocker(s): %s", t.ID, len(open), strings.Join(open, ", "))
+	}
+	return nil
+}
+
+// takeClaim writes t as claimed by req at now. A renewal by the same
+// owner and session that changes nothing but the lease keeps the file's
+// mtime (not progress, not activity: docs/claims.md).
+func (tx *txn) takeClaim(t *task.Task, mtime time.Time, req ClaimRequest, now time.Time) error {
+	s := tx.s
+	session := s.Session
+	if session == project.NoSession {
+		session = ""
+	}
+	old := claim.Of(t)
+	c := &claim.Claim{Owner: req.Owner, Session: session, ClaimedAt: claim.Stamp(now)}
+	renewal := t.Status == task.InProgress && old != nil && old.Owner == req.Owner && old.Session == session && !old.Expired(now)
+	if renewal {
+		c.ClaimedAt = old.ClaimedAt
+		c.ExpiresAt = old.ExpiresAt // Extend keeps a later expiry
+	}
+	c.Extend(now, req.Lease)
+	leaseOnly := renewal && t.Owner == req.Owner
+	t.Status = task.InProgress
+	t.Owner = req.Owner
+	claim.Set(t, c)
+	if t.ThreadID == "" {
+		t.ThreadID = s.Session
+	}
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	if leaseOnly {
+		return tx.writeKeep(t, mtime)
+	}
+	return tx.write(t)
+}
+
+// RenewClaims renews the leases of session's claims that are due
+// (claim.RenewDue) and returns how many it renewed and when the next one
+// is due (zero when the session holds no claim with a lease). A claim is
+// the session's while its session field names it and the task is
+// in_progress; an expired claim nobody took over is renewed too (its
+// holder is alive after all). Renewals keep each file's mtime. The store
+// is scanned without the lock; the lock is taken only when something is
+// due, and each due task is re-read under it.
+func (s *Store) RenewClaims(session string) (renewed int, next time.Time, err error) {
+	if session == "" || session == project.NoSession {
+		return 0, time.Time{}, nil
+	}
+	snap, err := s.Scan(ScanOptions{})
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	now := s.now()
+	var due []string
+	for _, e := range snap.Entries {
+		t := e.Task
+		c := claim.Of(t)
+		if t.Status != task.InProgress || c == nil || c.Session != session || c.Lease() <= 0 {
+			continue
+		}
+		if c.RenewDue(now) {
+			due = append(due, t.ID)
+			continue
+		}
+		if n := c.NextRenewal(); next.IsZero() || n.Before(next) {
+			next = n
+		}
+	}
+	if len(due) == 0 {
+		return 0, next, nil
+	}
+	err = s.transact(func(tx *txn) error {
+		for _, id := range due {
+			t, mtime, err := tx.readRec(id)
+			if err != nil || t == nil {
+				continue
+			}
+			c := claim.Of(t)
+			if t.Status != task.InProgress || c == nil || c.Session != session || c.Lease() <= 0 {
+				continue // ended or taken over since the scan
+			}
+			now := s.now()
+			if !c.RenewDue(now) {
+				continue
+			}
+			c.Extend(now, c.Lease())
+			claim.Set(t, c)
+			if err := tx.writeKeep(t, mtime); err != nil {
+				return err
+			}
+			renewed++
+			if n := c.NextRenewal(); next.IsZero() || n.Before(next) {
+				next = n
+			}
+		}
+		return nil
+	})
+	return renewed, next, err
+}
+
+// updateClaim keeps metadata.claim in step with an update (docs/claims.md):
+//
+//   - any status but in_progress ends the claim (removes it);
+//   - an update that makes the task in_progress, changes the owner of an
+//     in_progress task, comes from another session than the claim's, or
+//     gives a lease records a claim: the owner, the session (none for
+//     "no-session"), claimedAt, and the lease when one is given;
+//   - a claim that continues (same owner and session) keeps its claimedAt
+//     and its lease, and its expiry never moves backwards;
+//   - other updates of an in_progress task leave the claim as it is.
+func updateClaim(t *task.Task, prevStatus task.Status, prevOwner string, req *task.UpdateRequest, session string, now time.Time) {
+	if t.Status != task.InProgress {
+		claim.Clear(t)
+		return
+	}
+	if session == project.NoSession {
+		session = ""
+	}
+	old := claim.Of(t)
+	statusGiven := req.Status != nil
+	switch {
+	case prevStatus != task.InProgress, req.LeaseDur > 0, t.Owner != prevOwner:
+	case statusGiven && (old == nil || old.Session != session):
+	default:
+		return
+	}
+	c := &claim.Claim{Owner: t.Owner, Session: session, ClaimedAt: claim.Stamp(now)}
+	continuing := prevStatus == task.InProgress && old != nil && old.Owner == c.Owner && old.Session == c.Session
+	if continuing {
+		c.ClaimedAt = old.ClaimedAt
+		c.RenewedAt, c.LeaseMs, c.ExpiresAt = old.RenewedAt, old.LeaseMs, old.ExpiresAt
+	}
+	if req.LeaseDur > 0 {
+		c.Extend(now, req.LeaseDur)
+	}
+	claim.Set(t, c)
+}
