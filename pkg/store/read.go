@@ -47,6 +47,12 @@ type ScanOptions struct {
 	// Keep, when set, is asked with each file's mtime before the file is
 	// read; files it rejects are skipped unread (implies Mtime).
 	Keep func(mtime time.Time) bool
+	// ListFields decodes only what task-list prints
+	// (task.DecodeListRecord, keeping metadata[KeepMeta]): the same
+	// records are accepted and refused with the same errors, but
+	// description, metadata and the other members are not kept.
+	ListFields bool
+	KeepMeta   string
 }
 
 // IsTaskFile reports whether a directory entry name is in the T-*.json glob.
@@ -157,10 +163,21 @@ func readRest(fd int, buf []byte) ([]byte, error) {
 
 // decodeNamed decodes a record and checks that its id matches its file name.
 func decodeNamed(name string, data []byte) (*task.Task, error) {
+	return decodeNamedAs(name, data, nil)
+}
+
+// decodeNamedAs is decodeNamed with the scan's options (ListFields).
+func decodeNamedAs(name string, data []byte, opt *ScanOptions) (*task.Task, error) {
 	if len(data) == 0 {
 		return nil, errcode.New(errcode.ValidationError, "empty file")
 	}
-	t, err := task.DecodeRecord(data)
+	var t *task.Task
+	var err error
+	if opt != nil && opt.ListFields {
+		t, err = task.DecodeListRecord(data, opt.KeepMeta)
+	} else {
+		t, err = task.DecodeRecord(data)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -341,7 +358,7 @@ func readAt(dirfd int, ent entry, opt ScanOptions, buf *[]byte) (Entry, *Problem
 		// filesystem, which saves the read that would return 0. Should a
 		// filesystem return a short read early, the document does not
 		// decode: read on to the real end and decode again.
-		if t, err = decodeNamed(name, data); err != nil {
+		if t, err = decodeNamedAs(name, data, &opt); err != nil {
 			data, err = readRest(fd, data)
 			t = nil
 		}
@@ -365,7 +382,7 @@ func readAt(dirfd int, ent entry, opt ScanOptions, buf *[]byte) (Entry, *Problem
 	}
 	*buf = data
 	if t == nil {
-		if t, err = decodeNamed(name, data); err != nil {
+		if t, err = decodeNamedAs(name, data, &opt); err != nil {
 			return problem(err)
 		}
 	}

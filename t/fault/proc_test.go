@@ -43,7 +43,6 @@ var mains = map[string]func([]string, io.Reader, io.Writer, io.Writer) int{
 	"task-doctor":  cli.TaskDoctor,
 	"matrixx-hook": cli.MatrixxHook,
 	"plan":         cli.Plan,
-	"matrixx-hook": cli.MatrixxHook,
 }
 
 func TestMain(m *testing.M) {
