@@ -47,11 +47,13 @@ bench:
 # task writers, 1,000 of plan writers, 32,000 bad files), the claim proofs
 # at the issue's size (32 claimants × 100 rounds for one task, 16 workers
 # draining 500 tasks with dependencies, a SIGKILLed claimant, a foreign
-# .lock), then the lock-takeover, disk and fsync tests 20 times; every part
+# .lock), then the lock-takeover tests (holders paused before and after
+# their ownership check: the fencing of docs/design.md S41, with and without
+# flock), the odd .lock files, disk and fsync tests 20 times; every part
 # runs, any fails.
 stress:
 	@status=0; \
 	FAULT_SCALE=10 $(GO) test -count=1 -timeout 30m -run 'TestKillWriters|TestKillPlanWriters|TestCorruptAndForeignFiles' -v ./t/fault/ || status=1; \
 	FAULT_SCALE=10 $(GO) test -count=1 -timeout 30m -run 'TestClaim' -v ./t/fault/ || status=1; \
-	$(GO) test -count=20 -timeout 30m -run 'TestPaused|TestDiskFull|TestReadOnlyStore|TestFsync' ./t/fault/ || status=1; \
+	$(GO) test -count=20 -timeout 30m -run 'TestPaused|TestOddLockStale|TestDiskFull|TestReadOnlyStore|TestFsync' ./t/fault/ || status=1; \
 	exit $$status
