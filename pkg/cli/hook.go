@@ -2,6 +2,7 @@ package cli
 
 import (
 	"io"
+	"strings"
 
 	"github.com/alecthomas/kong"
 
@@ -30,7 +31,7 @@ The answer is at most one JSON object on stdout, and the exit status is 0 (never
 
 -C DIR sets the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else the nearest ancestor of the event's cwd holding .matrixx/ or .git); every subcommand below takes it too.
 
-Set up Claude Code with "matrixx-hook install" (see "matrixx-hook install --help"); for other hosts, add the output of "matrixx-hook snippet" to CLAUDE.md or AGENTS.md.
+Set up Claude Code with "matrixx-hook install" (see "matrixx-hook install --help"), Codex CLI with "matrixx-hook install --host codex", Gemini CLI with "matrixx-hook install --host gemini": install writes "matrixx-hook --host codex|gemini", which reads and answers that host's events (docs/hosts.md). For hosts without skills, add the output of "matrixx-hook snippet" to CLAUDE.md or AGENTS.md.
 
 Debug: MATRIXX_DEBUG=1 logs each decision on stderr; MATRIXX_HOOK_LOG=/path/file appends the same lines to a file (created mode 0600).
 
@@ -39,7 +40,8 @@ docs/schemas/matrixx-hook.output.json (every binary's documents: docs/schemas/).
 
 // eventFlags are the flags of the subcommands that handle one event.
 type eventFlags struct {
-	Dir string `short:"C" name:"dir" placeholder:"DIR" help:"Use DIR as the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else discovered from the event's cwd)."`
+	Dir  string `short:"C" name:"dir" placeholder:"DIR" help:"Use DIR as the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else discovered from the event's cwd)."`
+	Host string `name:"host" placeholder:"HOST" enum:"auto,claude,codex,gemini" default:"auto" help:"The host whose hook protocol to speak: claude, codex or gemini (default: recognised from the event; docs/hosts.md)."`
 }
 
 // hookCmd is matrixx-hook's command line.
@@ -66,6 +68,12 @@ type hookCmd struct {
 func MatrixxHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		r := &hook.Runner{Env: project.OS(), Stdout: stdout, Stderr: stderr}
+		return r.Run(hook.Dispatch, stdin)
+	}
+	// What install writes for Codex CLI and Gemini CLI: no command-line
+	// parsing either.
+	if h, ok := hostOnly(args); ok {
+		r := &hook.Runner{Env: project.OS(), Stdout: stdout, Stderr: stderr, Host: h}
 		return r.Run(hook.Dispatch, stdin)
 	}
 	c := &hookCmd{}
@@ -99,9 +107,29 @@ func (s *sub) choose() {
 	}
 }
 
+// hostOnly recognises the arguments "--host HOST" and "--host=HOST" for a
+// known HOST.
+func hostOnly(args []string) (hook.Host, bool) {
+	v := ""
+	switch {
+	case len(args) == 2 && args[0] == "--host":
+		v = args[1]
+	case len(args) == 1 && strings.HasPrefix(args[0], "--host="):
+		v = strings.TrimPrefix(args[0], "--host=")
+	default:
+		return hook.HostAuto, false
+	}
+	h, err := hook.ParseHost(v)
+	return h, err == nil && v != ""
+}
+
 // event runs one hook mode on stdin.
 func event(a *app, f eventFlags, mode hook.Mode) error {
-	r := &hook.Runner{Env: a.env, Stdout: a.stdout, Stderr: a.stderr, Dir: f.Dir}
+	host, err := hook.ParseHost(f.Host)
+	if err != nil {
+		return errcode.New(errcode.InvalidArguments, "%v", err)
+	}
+	r := &hook.Runner{Env: a.env, Stdout: a.stdout, Stderr: a.stderr, Dir: f.Dir, Host: host}
 	a.exit = r.Run(mode, a.stdin)
 	return nil
 }

@@ -28,6 +28,7 @@ type installCmd struct {
 	sub
 	settingsFlags
 	mcpFlags
+	hostFlag
 	Command string `placeholder:"CMD" help:"The command the hooks run (default: this binary's absolute path; \"matrixx-hook\" with --shared)."`
 	Force   bool   `help:"Install even when another settings file of this project (or your user settings) already runs matrixx-hook with another command, so every hook would run twice."`
 }
@@ -35,6 +36,7 @@ type installCmd struct {
 type uninstallCmd struct {
 	sub
 	settingsFlags
+	hostFlag
 }
 
 func (c *installCmd) setRoot(h *hookCmd)   { c.root, c.self = h, c }
@@ -137,6 +139,9 @@ func sameFile(a, b string) bool {
 }
 
 func (c *installCmd) run(a *app) error {
+	if h, ok := c.otherHost(); ok {
+		return c.installHost(a, h)
+	}
 	target, others, err := c.files(a)
 	if err != nil {
 		return err

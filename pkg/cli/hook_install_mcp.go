@@ -121,6 +121,9 @@ func (c *uninstallCmd) uninstallMCPSettings(a *app, res *hook.SettingsResult) er
 
 // run removes the hooks, then the MCP server of install --mcp.
 func (c *uninstallCmd) run(a *app) error {
+	if h, ok := c.otherHost(); ok {
+		return c.uninstallHost(a, h)
+	}
 	if err := c.runSettings(a); err != nil {
 		return err
 	}

@@ -30,7 +30,19 @@ type State struct {
 	Blocks int `json:"blocks"`
 	// Updated is when the state was last written (RFC 3339).
 	Updated string `json:"updated,omitempty"`
+	// Turn and TurnBlocks count the blocks issued within one turn of a
+	// host that does not cap them itself (Codex CLI, Gemini CLI): Turn
+	// identifies the turn, TurnBlocks counts its blocks, whatever the
+	// task state (see MaxTurnBlocks).
+	Turn       string `json:"turn,omitempty"`
+	TurnBlocks int    `json:"turnBlocks,omitempty"`
 }
+
+// MaxTurnBlocks is how many stops one turn may have blocked in all, task
+// progress or not, on hosts that do not stop a blocking hook themselves
+// (Codex CLI, Gemini CLI): the ninth stop of a turn is let through, as
+// Claude Code does after 8 consecutive blocks.
+const MaxTurnBlocks = 8
 
 // Outcome is the decision.
 type Outcome struct {

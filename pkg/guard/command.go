@@ -97,7 +97,8 @@ func wrapperName(name string) bool {
 // arguments may name the stores freely (they are the sanctioned way in).
 func ownBinary(name string) bool {
 	switch name {
-	case "task-create", "task-get", "task-list", "task-update", "task-cleanup", "plan", "matrixx-hook":
+	case "task-create", "task-get", "task-list", "task-update", "task-cleanup", "task-claim",
+		"task-doctor", "task-sync", "plan", "matrixx", "matrixx-hook", "matrixx-mcp":
 		return true
 	}
 	return false
@@ -126,6 +127,29 @@ func (s *shell) call(argv []string, in input) {
 	}
 	if name != "find" { // find's output is judged by what its expression selects
 		s.mention(args)
+	}
+	s.dataCode(args)
+	if len(args) > 0 {
+		defer func() { s.last = args[len(args)-1] }() // $_: the last argument
+	}
+	f, hashed := s.e.hashed[name]
+	if hashed && !strings.ContainsAny(argv[0], `/\`) && f != "" {
+		// hash -p PATH NAME: NAME runs PATH.
+		if t := cmdName(f); t != "" && t != name {
+			s.call(append([]string{f}, args...), in)
+			return
+		}
+	}
+	if hashed && f == "" || s.e.madeProg(s, argv[0]) {
+		// A program the command itself wrote (cat /bin/rm > x, dd of=x,
+		// printf … > x): what it does is not known.
+		for _, a := range args {
+			s.globs()
+			if loc := s.e.locate(s.cwd, a, false); loc.st != outside {
+				s.refuse(handedReason("Bash ("+argv[0]+", a program the command wrote)", loc.st, a, loc.resolved), "bash:made program")
+				return
+			}
+		}
 	}
 	known := false // whether the command's output is known (emit)
 	switch name {
@@ -171,6 +195,28 @@ func (s *shell) call(argv []string, in input) {
 			known = true
 		}
 	case "true", ":", "false", "test", "[", "exit", "return", "wait", "sleep":
+		known = true
+	case "enable":
+		// enable -f FILE NAME: NAME becomes a builtin loaded from FILE,
+		// code the guard does not know.
+		for i := 0; i+1 < len(args); i++ {
+			if args[i] == "-f" {
+				for _, n := range args[i+2:] {
+					s.e.hash(n, "")
+				}
+				break
+			}
+		}
+		known = true
+	case "hash":
+		for i := 0; i+2 < len(args); i++ {
+			if args[i] == "-p" {
+				for _, n := range args[i+2:] {
+					s.e.hash(n, args[i+1])
+				}
+				break
+			}
+		}
 		known = true
 	case "shopt":
 		s.shopt(args)
@@ -219,11 +265,18 @@ func (s *shell) call(argv []string, in input) {
 		known = true
 	case "export", "declare", "local", "readonly", "typeset":
 		ref := false
+		exp := name == "export"
 		for _, a := range args {
 			if strings.HasPrefix(a, "-") && strings.IndexByte(a, 'n') > 0 {
 				ref = true
 			}
+			if strings.HasPrefix(a, "-") && strings.IndexByte(a, 'x') > 0 {
+				exp = true
+			}
 			k, v, ok := strings.Cut(a, "=")
+			if exp && k != "" && k[0] != '-' {
+				s.e.export(k)
+			}
 			switch {
 			case !ok || k == "" || k[0] == '-':
 			case ref:
@@ -257,6 +310,8 @@ func (s *shell) call(argv []string, in input) {
 		if len(args) > 0 {
 			if text, ok := s.e.fds[args[0]]; ok { // source <(echo …)
 				s.evalScript(text, args)
+			} else if stdinFile(args[0]) && in.known {
+				s.evalScript(in.text, args)
 			}
 		}
 	case "eval":
@@ -314,6 +369,17 @@ func (s *shell) call(argv []string, in input) {
 		s.runner(name, args, in)
 		return
 	default:
+		if body, ok := s.e.funcs["command_not_found_handle"]; ok && !ownBinary(name) && !knownCmd(name) &&
+			name != "command_not_found_handle" && s.e.calls < maxDepth {
+			// bash runs the handler for a command it does not find; the
+			// guard cannot tell which names are found.
+			s.e.calls++
+			c := s.sub()
+			c.pos = argv
+			c.stmt(body, in)
+			s.absorb(c)
+			s.e.calls--
+		}
 		switch {
 		case ownBinary(name):
 		case shellName(name):
@@ -475,6 +541,24 @@ func (s *shell) cd(name string, args []string) {
 	}
 	s.setAlts(s.dirsOf(bases, dir, more))
 	s.cwd = cleanPath(joinPath(s.cwd, slashes(s.tilde(dir))))
+	// CDPATH set in the command: a relative name may be found in any of
+	// its directories; one in a store is taken (the safe side).
+	if cdp, ok := s.vars["CDPATH"]; ok && !isAbs(slashes(dir)) && dir != "." && dir != ".." &&
+		!strings.HasPrefix(dir, "./") && !strings.HasPrefix(dir, "../") {
+		for _, v := range cdp {
+			for base := range strings.SplitSeq(v, ":") {
+				if base == "" || strings.IndexByte(base, unknown) >= 0 {
+					continue
+				}
+				c := cleanPath(joinPath(cleanPath(joinPath(bases[0], slashes(s.tilde(base)))), slashes(dir)))
+				s.globs()
+				if s.e.classify(c) != outside {
+					s.cwd = c
+					return
+				}
+			}
+		}
+	}
 }
 
 // dirsOf are the directories other than the first that a cd (or git -C)
@@ -611,8 +695,24 @@ loop:
 	case len(ops) > 0:
 		if text, ok := s.e.fds[ops[0]]; ok { // bash <(echo …)
 			s.script(text, ops)
+		} else if stdinFile(ops[0]) && in.known { // bash /dev/stdin <<< …
+			s.script(in.text, ops)
+		} else if fdScript(ops[0]) && s.e.taint {
+			s.refuse(writeReason("Bash ("+ops[0]+": a script the guard cannot read)", root, ".matrixx", ""), "bash:fd script")
 		}
 	}
+}
+
+// fdScript reports whether a script path names an open file descriptor
+// other than a known stdin (/dev/fd/3, /proc/self/fd/4).
+func fdScript(p string) bool {
+	return fdPath(cleanPath(slashes(strings.ReplaceAll(p, string(unknown), "x")))) != ""
+}
+
+// stdinFile reports whether a script path names the standard input:
+// /dev/stdin, /dev/fd/0, /proc/self/fd/0.
+func stdinFile(p string) bool {
+	return fdPath(cleanPath(slashes(p))) == "0"
 }
 
 // watch analyses watch's command (a shell string unless -x).
@@ -716,6 +816,9 @@ func (s *shell) setPositional(args []string) {
 			s.setPos(args[i+1:])
 			return
 		case len(a) > 1 && (a[0] == '-' || a[0] == '+'):
+			if a[0] == '-' && (strings.IndexByte(a, 'a') > 0 || strings.IndexByte(a, 'o') > 0 && i+1 < len(args) && args[i+1] == "allexport") {
+				s.e.allExport = true // set -a: every variable set is exported
+			}
 			if strings.IndexByte(a, 'o') >= 0 && i+1 < len(args) {
 				if v, ok := zshGlobDots(args[i+1]); ok {
 					s.dotglob = v == (a[0] == '-')

@@ -5,6 +5,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // git analyses the git subcommands that change files in the work tree:
@@ -13,6 +15,8 @@ func (s *shell) git(args []string, in input) {
 	g := s
 	i := 0
 	workTree := ""
+	var aliases map[string]string // git -c alias.NAME=VALUE
+	s.gitEnv()
 	if v, ok := s.vars["GIT_WORK_TREE"]; ok && len(v) > 0 {
 		workTree = v[0]
 	}
@@ -55,7 +59,25 @@ func (s *shell) git(args []string, in input) {
 			if k, v, ok := strings.Cut(args[i+1], "="); ok && strings.EqualFold(k, "core.worktree") {
 				workTree = v
 			}
+			g.gitConfig(args[i+1], &aliases)
 			i++
+			continue
+		case strings.HasPrefix(a, "--config-env=") || a == "--config-env" && i+1 < len(args):
+			// --config-env=KEY=ENVVAR: the value of a variable.
+			kv := strings.TrimPrefix(a, "--config-env=")
+			if a == "--config-env" {
+				kv = args[i+1]
+				i++
+			}
+			if k, name, ok := strings.Cut(kv, "="); ok {
+				vals, known := g.lookup(name)
+				if !known {
+					vals = []string{string(unknown)}
+				}
+				for _, v := range vals {
+					g.gitConfig(k+"="+v, &aliases)
+				}
+			}
 			continue
 		case a == "-c" || a == "--git-dir" || a == "--namespace" ||
 			a == "--config-env" || a == "--super-prefix":
@@ -72,6 +94,24 @@ func (s *shell) git(args []string, in input) {
 	sub, rest := args[i], args[i+1:]
 	if g != s {
 		defer s.absorb(g)
+	}
+	v, ok := aliases[strings.ToLower(sub)]
+	if !ok {
+		v, ok = s.e.gitAliases[strings.ToLower(sub)]
+	}
+	if ok && s.e.calls < maxDepth {
+		// An alias of git -c: "!CMD" is a shell command run with the
+		// arguments, anything else is git's own arguments.
+		s.e.calls++
+		defer func() { s.e.calls-- }()
+		if sh, ok := strings.CutPrefix(v, "!"); ok {
+			g.script(sh+` "$@"`, append([]string{"git"}, rest...))
+			return
+		}
+		if words, ok := splitWords(v); ok {
+			g.git(append(append(args[:i:i], words...), rest...), in)
+			return
+		}
 	}
 	if workTree != "" {
 		// Every command that updates the work tree writes into it.
@@ -91,10 +131,73 @@ func (s *shell) git(args []string, in input) {
 		}
 		return false
 	}
+	if sub == "checkout" || sub == "restore" || sub == "rm" || sub == "stash" || sub == "add" || sub == "reset" {
+		g.pathspecFile(rest, in, sub)
+	}
 	switch sub {
+	case "config":
+		// git config [--global] KEY VALUE: an alias or a command key set
+		// for the git commands that follow.
+		var ops []string
+		for _, a := range rest {
+			if strings.HasPrefix(a, "-") {
+				if a == "--get" || a == "--get-all" || a == "--unset" || a == "-l" || a == "--list" {
+					return
+				}
+				continue
+			}
+			ops = append(ops, a)
+		}
+		if len(ops) >= 2 {
+			if s.e.gitAliases == nil {
+				s.e.gitAliases = make(map[string]string)
+			}
+			m := s.e.gitAliases
+			g.gitConfig(ops[0]+"="+ops[1], &m)
+		}
+	case "rebase":
+		for i := 0; i < len(rest); i++ {
+			switch a := rest[i]; {
+			case (a == "-x" || a == "--exec") && i+1 < len(rest):
+				g.script(rest[i+1], nil)
+				i++
+			case strings.HasPrefix(a, "--exec="):
+				g.script(a[len("--exec="):], nil)
+			}
+		}
+	case "filter-branch":
+		for i := 0; i+1 < len(rest); i++ {
+			if strings.HasSuffix(rest[i], "-filter") || rest[i] == "--setup" {
+				g.script(rest[i+1], nil)
+				i++
+			}
+		}
+	case "submodule":
+		if ops := scan("git-submodule", rest, nil); len(ops) >= 2 && ops[0] == "foreach" {
+			g.script(strings.Join(ops[1:], " "), nil)
+			return
+		}
+		if ops := scan("git-submodule", rest, nil); len(ops) >= 3 && ops[0] == "add" {
+			g.write(ops[2], "git submodule add", true)
+		}
+	case "bisect":
+		if len(rest) >= 2 && rest[0] == "run" {
+			g.call(rest[1:], in)
+		}
+	case "difftool", "mergetool":
+		for i := 0; i < len(rest); i++ {
+			switch a := rest[i]; {
+			case (a == "-x" || a == "--extcmd") && i+1 < len(rest):
+				g.script(rest[i+1], nil)
+				i++
+			case strings.HasPrefix(a, "--extcmd="):
+				g.script(a[len("--extcmd="):], nil)
+			}
+		}
 	case "checkout":
 		for _, p := range scan("git-checkout", rest, nil) {
 			g.write(p, "git checkout", true)
+			g.specGlob(p, "git checkout")
 		}
 	case "restore":
 		if (has("--staged", "-S") && !has("--worktree", "-W")) || has("-h") {
@@ -102,6 +205,7 @@ func (s *shell) git(args []string, in input) {
 		}
 		for _, p := range scan("git-restore", rest, nil) {
 			g.write(p, "git restore", true)
+			g.specGlob(p, "git restore")
 		}
 	case "rm":
 		if has("--cached") {
@@ -109,6 +213,35 @@ func (s *shell) git(args []string, in input) {
 		}
 		for _, p := range scan("git-rm", rest, nil) {
 			g.write(p, "git rm", true)
+			g.specGlob(p, "git rm")
+		}
+	case "checkout-index":
+		prefix, all, stdin := "", false, false
+		ops := scan("git-checkout-index", rest, func(opt, val string) {
+			switch opt {
+			case "a", "--all":
+				all = true
+			case "--stdin":
+				stdin = true
+			case "--prefix":
+				prefix = val
+			}
+		})
+		if prefix != "" {
+			g.write(prefix, "git checkout-index --prefix", true)
+			for _, p := range ops {
+				g.write(prefix+p, "git checkout-index", true)
+			}
+			return
+		}
+		for _, p := range ops {
+			g.write(p, "git checkout-index", true)
+		}
+		if all || stdin {
+			// Every file of the index (or the list on stdin) is written
+			// into the work tree, the stores with them when git tracks
+			// them.
+			g.write(".matrixx/tasks/", "git checkout-index -a", true)
 		}
 	case "mv":
 		for _, p := range scan("git-mv", rest, nil) {
@@ -140,10 +273,6 @@ func (s *shell) git(args []string, in input) {
 		if ops := scan("git-init", rest, nil); len(ops) > 0 {
 			g.write(ops[0], "git init", false)
 		}
-	case "submodule":
-		if ops := scan("git-submodule", rest, nil); len(ops) >= 3 && ops[0] == "add" {
-			g.write(ops[2], "git submodule add", true)
-		}
 	case "archive", "format-patch", "diff", "bundle":
 		scan("git-"+sub, rest, func(opt, val string) {
 			if opt == "o" || opt == "--output" || opt == "--output-directory" {
@@ -159,14 +288,30 @@ func (s *shell) git(args []string, in input) {
 			ops = nil // a message, a stash, a branch name
 		}
 		g.writeSpecs(ops, "git stash")
+		for _, p := range ops {
+			g.specGlob(p, "git stash")
+		}
 		g.gitStash(rest)
 	case "apply", "am":
 		if has("--check", "--stat", "--numstat", "--summary", "--cached") {
 			return
 		}
-		ops := scan("git-apply", rest, nil)
+		dir := ""
+		ops := scan("git-apply", rest, func(opt, val string) {
+			if opt == "--directory" {
+				dir = val
+			}
+		})
+		if dir != "" {
+			// --directory=DIR puts every file of the patch below DIR.
+			g.write(dir, "git "+sub+" --directory", true)
+			g.write(strings.TrimSuffix(dir, "/")+"/x", "git "+sub+" --directory", true)
+		}
 		if len(ops) == 0 && in.known {
 			for _, p := range diffTargets(in.text) {
+				if dir != "" {
+					p = strings.TrimSuffix(dir, "/") + "/" + p
+				}
 				g.write(p, "git "+sub, true)
 			}
 		}
@@ -806,4 +951,199 @@ func diffTargets(text string) []string {
 		}
 	}
 	return out
+}
+
+// gitConfig reads one git -c KEY=VALUE: an alias is remembered (aliases),
+// a key whose value git runs as a shell command (core.fsmonitor,
+// core.pager, core.sshCommand, diff.external, filter.*.clean, …) has its
+// value analysed as a script, and a key that points git at code or
+// configuration the guard cannot read (core.hooksPath, include.path) is
+// denied when the command names .matrixx.
+func (g *shell) gitConfig(kv string, aliases *map[string]string) {
+	k, v, ok := strings.Cut(kv, "=")
+	if !ok {
+		return
+	}
+	k = strings.ToLower(k)
+	if name, ok := strings.CutPrefix(k, "alias."); ok {
+		if *aliases == nil {
+			*aliases = make(map[string]string)
+		}
+		(*aliases)[name] = v
+		if sh, ok := strings.CutPrefix(v, "!"); ok {
+			g.script(sh, nil)
+		}
+		return
+	}
+	last := k
+	if i := strings.LastIndexByte(k, '.'); i >= 0 {
+		last = k[i+1:]
+	}
+	switch {
+	case gitCommandKey(k, last):
+		g.script(strings.TrimPrefix(v, "!"), nil)
+	case last == "hookspath" || k == "include.path" || strings.HasPrefix(k, "includeif.") && last == "path":
+		if g.e.taint {
+			g.refuse(writeReason("Bash (git -c "+k+": code or settings the guard cannot read)", root, ".matrixx", ""), "bash:git -c")
+		}
+	}
+}
+
+// gitCommandKey reports whether git runs the value of a config key as a
+// shell command (or a program).
+func gitCommandKey(k, last string) bool {
+	switch k {
+	case "core.fsmonitor", "core.pager", "core.editor", "core.sshcommand", "core.askpass",
+		"core.alternaterefscommand", "sequence.editor", "diff.external", "gpg.program",
+		"gpg.ssh.program", "gpg.x509.program", "credential.helper", "uploadpack.packobjectshook",
+		"interactive.difffilter", "web.browser", "man.viewer", "sendemail.smtpserver",
+		"sendemail.tocmd", "sendemail.cccmd", "merge.tool", "diff.tool", "core.gitproxy",
+		"remote.origin.uploadpack", "remote.origin.receivepack", "protocol.ext.allow":
+		return true
+	}
+	if strings.HasPrefix(k, "pager.") || strings.HasPrefix(k, "credential.") && last == "helper" {
+		return true
+	}
+	switch last {
+	case "clean", "smudge", "process", "textconv", "command", "driver", "cmd", "path", "uploadpack", "receivepack", "proxy":
+		return strings.Count(k, ".") >= 2 // filter.X.clean, diff.X.textconv, merge.X.driver, mergetool.X.cmd
+	}
+	return false
+}
+
+// gitEnv analyses the shell commands git takes from its environment when
+// the command sets them (GIT_PAGER, GIT_EDITOR, GIT_SSH_COMMAND,
+// GIT_EXTERNAL_DIFF, GIT_CONFIG_PARAMETERS, GIT_CONFIG_VALUE_N, …).
+func (s *shell) gitEnv() {
+	for _, name := range [...]string{"GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_SSH_COMMAND",
+		"GIT_SSH", "GIT_ASKPASS", "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "PAGER", "EDITOR", "VISUAL"} {
+		if vals, ok := s.vars[name]; ok {
+			for _, v := range vals {
+				s.script(v, nil)
+			}
+		}
+	}
+	for k, vals := range s.vars {
+		if k == "GIT_CONFIG_PARAMETERS" || strings.HasPrefix(k, "GIT_CONFIG_VALUE_") {
+			for _, v := range vals {
+				if containsFold(v, "matrixx") {
+					s.refuse(writeReason("Bash (git configuration from $"+k+")", root, ".matrixx", ""), "bash:git config")
+				}
+			}
+		}
+	}
+}
+
+// specGlob checks a git pathspec holding glob characters: git matches it
+// against every tracked path, "*" across "/" too, so '*.json' takes
+// .matrixx/tasks/T-1.json. A pattern whose literal start may lead into a
+// store and whose end may end a store file name (.json, .md, nothing) is
+// a write of the store.
+func (g *shell) specGlob(sp, cmd string) {
+	if g.denied() {
+		return
+	}
+	pat, exclude, _, icase, literal := pathspecMagic(sp)
+	if exclude || literal || !strings.ContainsAny(pat, "*?[") || strings.HasPrefix(sp, ":(glob") {
+		return
+	}
+	pat = strings.ReplaceAll(slashes(pat), string(unknown), "*")
+	first := strings.IndexAny(pat, "*?[")
+	lit := strings.TrimPrefix(pat[:first], "./")
+	tail := pat[strings.LastIndexAny(pat, "*?]")+1:]
+	if icase {
+		lit, tail = strings.ToLower(lit), strings.ToLower(tail)
+	}
+	leads := lit == "" || containsFold(lit, ".matrixx/")
+	for _, d := range [...]string{".matrixx/tasks/", ".matrixx/plans/", ".matrixx/state/", ".matrixx/matrixx.json"} {
+		leads = leads || strings.HasPrefix(d, lit)
+	}
+	if !leads || !storeTail(tail) {
+		return
+	}
+	hit := ".matrixx/tasks/T-….json"
+	st := tasks
+	if strings.HasSuffix(tail, "md") || strings.HasSuffix(tail, "d") && !strings.HasSuffix(tail, "json") {
+		hit, st = ".matrixx/plans/….md", plans
+	}
+	g.refuse(writeReason("Bash ("+cmd+" of the pattern "+sp+")", st, hit, ""), "bash:"+cmd+" pattern")
+}
+
+// storeTail reports whether the literal end of a pattern may end the name
+// of a store file: T-<uuid>.json, <plan>.md, matrixx.json(c).
+func storeTail(t string) bool {
+	if t == "" {
+		return true
+	}
+	t = strings.ToLower(t)
+	for _, ext := range [...]string{".json", ".jsonc", ".md"} {
+		if strings.HasSuffix(ext, t) {
+			return true
+		}
+		if rest, ok := strings.CutSuffix(t, ext); ok {
+			if ext == ".md" {
+				return true
+			}
+			if strings.Trim(rest, "0123456789abcdef-t") == "" || rest == "matrixx" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// splitWords splits a git alias value into words (quotes honoured).
+func splitWords(v string) ([]string, bool) {
+	f, err := parse(": " + v)
+	if err != nil || len(f.Stmts) != 1 {
+		return nil, false
+	}
+	c, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok {
+		return nil, false
+	}
+	var out []string
+	for _, w := range c.Args[1:] {
+		lit := w.Lit()
+		if lit == "" {
+			return nil, false
+		}
+		out = append(out, lit)
+	}
+	return out, true
+}
+
+// pathspecFile checks --pathspec-from-file: "-" reads the pathspecs from
+// stdin (the guarded paths named upstream, or the known text), a file is
+// not read: denied when the command names .matrixx.
+func (g *shell) pathspecFile(rest []string, in input, sub string) {
+	for i, a := range rest {
+		v, ok := strings.CutPrefix(a, "--pathspec-from-file=")
+		if !ok && a == "--pathspec-from-file" && i+1 < len(rest) {
+			v, ok = rest[i+1], true
+		}
+		if !ok {
+			continue
+		}
+		cmd := "git " + sub + " --pathspec-from-file"
+		if v == "-" {
+			for _, p := range in.paths {
+				g.write(p, cmd, true)
+			}
+			if in.known {
+				for line := range strings.SplitSeq(in.text, "\n") {
+					if line = strings.TrimSpace(line); line != "" {
+						g.write(line, cmd, true)
+						g.specGlob(line, cmd)
+					}
+				}
+			}
+			if !in.known && len(in.paths) == 0 && g.e.taint {
+				g.refuse(writeReason("Bash ("+cmd+": pathspecs the guard cannot read)", root, ".matrixx", ""), "bash:"+cmd)
+			}
+		} else if g.e.taint {
+			g.refuse(writeReason("Bash ("+cmd+": pathspecs the guard cannot read)", root, ".matrixx", ""), "bash:"+cmd)
+		}
+		return
+	}
 }

@@ -159,8 +159,27 @@ type env struct {
 	funcs   map[string]*syntax.Stmt
 	aliases map[string]string
 	refs    map[string]string // namerefs: declare -n r=x
-	calls   int               // nesting of function and alias calls being analysed
-	misread int               // comments re-read as code (misreadComments)
+	// exported names the variables the command put in the environment
+	// of what it runs (FOO=x cmd, export, declare -x); allExport is set
+	// by set -a. Kept for the whole command (the safe side).
+	exported map[string]bool
+	// opened maps a file descriptor ("0", "3") to the guarded file the
+	// command opened on it for reading (<, 3<): a write to /dev/stdin,
+	// /dev/fd/3 or /proc/self/fd/3 reaches that file.
+	opened map[string]string
+	// gitAliases holds the aliases and command keys git config set
+	// earlier in the command.
+	gitAliases map[string]string
+	// hashed holds hash -p PATH NAME: NAME runs PATH.
+	hashed map[string]string
+	// made holds the files the command wrote by a redirection, dd or
+	// tee (cleaned paths), codes the interpreter code that writes: run
+	// as a program, such a file's code is not known.
+	made      [][2]string // {directory, path as written}
+	codes     []string
+	allExport bool
+	calls     int // nesting of function and alias calls being analysed
+	misread   int // comments re-read as code (misreadComments)
 	// steps and spent count the work done (statements, commands and
 	// words; bytes of expanded values, directories and parsed scripts).
 	// Past maxSteps or maxBytes the analysis stops (over) and the raw
@@ -249,6 +268,62 @@ func commandLine(cmd string, args []string) string {
 		b.WriteString(q)
 	}
 	return b.String()
+}
+
+// madeProg reports whether the program argv0 (run from s) is a file the
+// command wrote (made), or one named in interpreter code that writes.
+func (e *env) madeProg(s *shell, argv0 string) bool {
+	if len(e.made) == 0 && len(e.codes) == 0 || argv0 == "" {
+		return false
+	}
+	var cands []string
+	if strings.ContainsAny(argv0, `/\`) {
+		cands = append(cands, cleanPath(joinPath(s.cwd, slashes(argv0))))
+	} else if vals, ok := s.vars["PATH"]; ok {
+		for _, pv := range vals {
+			for dir := range strings.SplitSeq(pv, ":") {
+				if dir != "" && strings.IndexByte(dir, unknown) < 0 {
+					cands = append(cands, cleanPath(joinPath(s.cwd, slashes(dir)))+"/"+argv0)
+				}
+			}
+		}
+	}
+	for _, c := range cands {
+		for _, m := range e.made {
+			if cleanPath(joinPath(m[0], slashes(m[1]))) == c {
+				return true
+			}
+		}
+		base := c[strings.LastIndexByte(c, '/')+1:]
+		for _, code := range e.codes {
+			if strings.Contains(code, c) || strings.Contains(code, argv0) && strings.ContainsAny(argv0, "/") {
+				return true
+			}
+			// The file named by its base name in quotes ('ls', "/tmp/x").
+			for _, q := range [...]string{"'", `"`, "/"} {
+				if strings.Contains(code, q+base+"'") || strings.Contains(code, q+base+`"`) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// hash records hash -p PATH NAME (and BASH_CMDS[NAME]=PATH).
+func (e *env) hash(name, path string) {
+	if e.hashed == nil {
+		e.hashed = make(map[string]string)
+	}
+	e.hashed[strings.ToLower(name)] = path
+}
+
+// export records a variable put in the environment.
+func (e *env) export(name string) {
+	if e.exported == nil {
+		e.exported = make(map[string]bool)
+	}
+	e.exported[name] = true
 }
 
 func deny(reason, rule string) Decision {

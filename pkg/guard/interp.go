@@ -56,7 +56,10 @@ type program struct {
 func (s *shell) interp(family, name string, args []string, in input) {
 	p := parseProgram(family, args, in)
 	if !p.known && p.script != "" {
-		p.code, p.known = s.e.fds[p.script] // python3 <(echo …)
+		p.code, p.known = s.e.fds[p.script]  // python3 <(echo …)
+		if !p.known && stdinFile(p.script) { // python3 /dev/stdin <<< …
+			p.code, p.known = in.text, in.known
+		}
 	}
 	if p.inplace {
 		for _, a := range p.args {
@@ -65,10 +68,34 @@ func (s *shell) interp(family, name string, args []string, in input) {
 			}
 		}
 	}
-	if s.denied() || !p.known || !writeIntent(p.code, family == "awk") {
+	if s.denied() {
 		return
 	}
+	if family != "awk" {
+		// A store path handed to the program (an argument after its code,
+		// script or module, or an exported variable) is denied whatever
+		// the code looks like: the guard cannot tell what a program does
+		// with the paths it is given.
+		if s.interpArgs(name, p.args) || s.interpEnv(name) {
+			return
+		}
+	}
+	if p.known && s.stdinReopen(name, p.code, in) {
+		return
+	}
+	if !p.known || !writeIntent(p.code, family == "awk") {
+		return
+	}
+	if len(s.e.codes) < maxFields && len(p.code) <= maxOut {
+		s.e.codes = append(s.e.codes, p.code)
+	}
 	via := "Bash (" + name + " code that writes)"
+	if hit := stdinStore(in); hit != "" {
+		// Paths that arrive on stdin (a pipe, a here-string) reach code
+		// that writes.
+		s.refuse(writeReason(via, s.e.classify(hit), hit, ""), "bash:"+name)
+		return
+	}
 	if hit, st := s.e.codeMention(p.code); st != outside {
 		s.refuse(writeReason(via, st, hit, ""), "bash:"+name)
 		return
@@ -90,6 +117,103 @@ func (s *shell) interp(family, name string, args []string, in input) {
 	if st := s.cwdStore(); st != outside {
 		s.refuse(writeReason(via, st, s.cwd, ""), "bash:"+name)
 	}
+}
+
+// interpArgs denies an interpreter run whose program arguments name a
+// guarded path (or the .matrixx directory itself).
+func (s *shell) interpArgs(name string, args []string) bool {
+	for _, a := range args {
+		if i := strings.IndexByte(a, '='); i >= 0 && (strings.HasPrefix(a, "-") || !containsFold(a[:i], "matrixx")) {
+			a = a[i+1:] // --file=PATH, KEY=PATH
+		} else if strings.HasPrefix(a, "-") {
+			continue
+		}
+		s.globs()
+		if loc := s.e.locate(s.cwd, a, false); loc.st != outside {
+			s.refuse(handedReason("Bash ("+name+", as an argument)", loc.st, a, loc.resolved), "bash:"+name+" argument")
+			return true
+		}
+	}
+	return false
+}
+
+// interpEnv denies an interpreter run when a variable the command put in
+// its environment (FOO=x cmd, export, declare -x, set -a) names a guarded
+// path or the .matrixx directory.
+func (s *shell) interpEnv(name string) bool {
+	if len(s.e.exported) == 0 && !s.e.allExport {
+		return false
+	}
+	for k, vals := range s.vars {
+		if !s.e.allExport && !s.e.exported[k] {
+			continue
+		}
+		for _, v := range vals {
+			for part := range strings.SplitSeq(v, ":") {
+				if part == "" || strings.IndexByte(part, unknown) >= 0 && !containsFold(part, "matrixx") {
+					continue
+				}
+				s.globs()
+				if loc := s.e.locate(s.cwd, part, false); loc.st != outside {
+					s.refuse(handedReason("Bash ("+name+", in its environment as $"+k+")", loc.st, part, loc.resolved), "bash:"+name+" environment")
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// stdinStore is a guarded path that reaches a program on stdin: named
+// upstream in a pipe, or in the known text of a pipe or here-string.
+func stdinStore(in input) string {
+	if in.from != "" {
+		return "" // stdin is the file's content, not its name (stdinReopen)
+	}
+	if len(in.paths) > 0 {
+		return in.paths[0]
+	}
+	if in.known && in.text != "" {
+		if hit := mentioned(normText(in.text), nil); hit != "" {
+			return hit
+		}
+	}
+	return ""
+}
+
+// stdinReopen denies code that reopens a stdin redirected from a guarded
+// file for writing (open('/dev/stdin', 'w'), os.ftruncate(0, 0),
+// /proc/self/fd/0): the code names no store, its stdin does.
+func (s *shell) stdinReopen(name, code string, in input) bool {
+	from := in.from
+	if from == "" {
+		from = s.e.openedOn("*")
+	}
+	if from == "" || !writeIntent(code, false) {
+		return false
+	}
+	low := strings.ToLower(code)
+	for _, w := range [...]string{"/dev/stdin", "/dev/fd", "/proc/", "fileno", "ftruncate", "truncate", "stdin", "fd 0", "(0", "0,"} {
+		if strings.Contains(low, w) {
+			s.refuse(writeReason("Bash ("+name+" code that writes to its stdin)", s.e.classify(cleanPath(joinPath(s.cwd, slashes(from)))), from, ""), "bash:"+name+" stdin")
+			return true
+		}
+	}
+	return false
+}
+
+// openedOn is the guarded file open on descriptor fd ("*": on any).
+func (e *env) openedOn(fd string) string {
+	if fd != "*" {
+		return e.opened[fd]
+	}
+	best := ""
+	for k := range e.opened {
+		if best == "" || k < best {
+			best = k
+		}
+	}
+	return e.opened[best]
 }
 
 // parseProgram reads an interpreter's command line.
@@ -438,10 +562,15 @@ func writeIntent(code string, awk bool) bool {
 		"put_contents", "os.replace", "system", "subprocess", "popen", "spawn", "exec", "shutil",
 		"fileutils", "delete", "to_csv", "to_json", "save", "set-content", "add-content", "out-file",
 		"remove-item", "move-item", "copy-item", "new-item", "clear-content", "sed -i", "tee ",
+		"o_wronly", "o_rdwr", "o_trunc", "o_creat", "o_append", "extract", "cpsync", "fs.cp", "sysopen",
+		".rm(", "ftruncate", "mmap", "dump(", "tofile", "savetxt", "unpack_archive", "utime",
 	} {
 		if strings.Contains(low, w) {
 			return true
 		}
+	}
+	if strings.Contains(low, ".replace(") && strings.Contains(low, "path") {
+		return true // pathlib's Path.replace(target) renames onto target
 	}
 	return writeMode(low)
 }
@@ -573,6 +702,9 @@ func (e *env) codeMention(code string) (string, store) {
 			return "", outside
 		}
 		i += j + len(".matrixx")
+		if i+1 < len(low) && low[i] == '/' && strings.IndexByte("*?[{", low[i+1]) >= 0 {
+			return ".matrixx/" + low[i+1:i+2], tasks // a pattern over the stores: .matrixx/*/T-*.json
+		}
 		if i < len(low) && (low[i] == '/' || wordByte(low[i])) {
 			continue
 		}
@@ -584,7 +716,8 @@ func (e *env) codeMention(code string) (string, store) {
 		case strings.Contains(low, "matrixx.json"):
 			return ".matrixx … matrixx.json", config
 		}
-		for _, w := range [...]string{"rmtree", "rm_rf", "rm_r", "rmsync", "rmdir", "remove", "unlink", "rename", "move", "delete", "rm -r"} {
+		for _, w := range [...]string{"rmtree", "rm_rf", "rm_r", "rmsync", "rmdir", "remove", "unlink", "rename", "move", "delete", "rm -r",
+			".rm(", "recursive", "extract", "copytree", "cpsync", "copy", "unpack", "sync"} {
 			if strings.Contains(low, w) {
 				return ".matrixx", root
 			}

@@ -65,6 +65,7 @@ func (s *shell) mutate(name string, args []string, in input) {
 		}
 	case "ed", "ex", "vi", "vim", "nvim", "gvim", "nano", "pico", "emacs", "emacsclient", "micro", "kak",
 		"hx", "helix", "joe", "mcedit", "code", "subl", "gedit", "kate":
+		s.editorScript(name, args, in)
 		s.editor(name, args)
 	case "shred", "touch", "truncate", "tee", "sponge", "chattr", "setfattr", "xattr",
 		"dos2unix", "unix2dos", "mac2unix", "unix2mac", "sudoedit":
@@ -331,6 +332,47 @@ func (s *shell) expandGlob(p string) []string {
 		cur = next[:min(len(next), maxFields)]
 	}
 	return cur
+}
+
+// editorScript checks the commands an editor is given to run: ed and ex
+// read them on stdin, vim from -c, --cmd, +CMD and (with -e/-s) stdin,
+// emacs from --eval. A script that names a guarded path (e FILE, w FILE,
+// !rm …) is denied whatever the flags, and so are store paths piped in as
+// commands.
+func (s *shell) editorScript(name string, args []string, in input) {
+	var parts []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case len(a) > 1 && a[0] == '+':
+			parts = append(parts, a[1:])
+		case (a == "-c" || a == "--cmd" || a == "--eval" || a == "-eval" || a == "--execute" ||
+			len(a) > 2 && a[0] == '-' && a[1] != '-' && a[len(a)-1] == 'c') && i+1 < len(args): // ex -sc CMD
+			parts = append(parts, args[i+1])
+			i++
+		case strings.HasPrefix(a, "--eval="):
+			parts = append(parts, a[len("--eval="):])
+		}
+	}
+	if in.known {
+		parts = append(parts, in.text)
+	}
+	via := "Bash (" + name + " script)"
+	if len(parts) > 0 {
+		code := strings.Join(parts, "\n")
+		if hit, st := s.e.codeMention(code); st != outside {
+			s.refuse(writeReason(via, st, hit, ""), "bash:"+name+" script")
+			return
+		}
+		if containsFold(code, "matrixx") {
+			// e .matrixx/task?/…, an unusual spelling: the editor opens it.
+			s.refuse(writeReason(via, root, ".matrixx", ""), "bash:"+name+" script")
+			return
+		}
+	}
+	if hit := stdinStore(in); hit != "" && (name == "ed" || name == "ex" || strings.Contains(name, "vi")) {
+		s.refuse(writeReason(via, s.e.classify(hit), hit, ""), "bash:"+name+" script")
+	}
 }
 
 // editor checks an editor: it writes its file operands, unless it is
@@ -900,7 +942,100 @@ func (s *shell) sed(name string, args []string) {
 		for _, p := range sedWrites(sc) {
 			s.write(p, name+" w", true)
 		}
+		// GNU sed's e command runs its text as a shell command; the e
+		// flag of s/// runs the pattern space, text the guard does not
+		// know: denied when the command names .matrixx.
+		for _, c := range sedExecs(sc) {
+			s.script(c, nil)
+		}
+		if s.denied() {
+			return
+		}
+		if (sedExecFlag(sc) || sedBareExec(sc)) && s.e.taint {
+			hit, st := s.e.codeMention(sc)
+			if st == outside {
+				hit, st = ".matrixx", root
+			}
+			s.refuse(writeReason("Bash ("+name+" s///e runs text as shell code)", st, hit, ""), "bash:"+name+" e")
+			return
+		}
 	}
+}
+
+// sedExecs are the shell commands of the e commands of a sed script
+// (GNU: "e COMMAND" runs COMMAND).
+func sedExecs(sc string) []string {
+	var out []string
+	for i := 0; i < len(sc); i++ {
+		if sc[i] != 'e' || i+1 < len(sc) && sc[i+1] != ' ' && sc[i+1] != '\t' {
+			continue
+		}
+		if i > 0 {
+			switch p := sc[i-1]; {
+			case p == ';' || p == '\n' || p == '{' || p == '}' || p == ' ' || p == '\t' || p == '/' || p == '$' || p == '!' ||
+				p >= '0' && p <= '9':
+			default:
+				continue
+			}
+		}
+		rest := sc[min(i+2, len(sc)):]
+		if j := strings.IndexByte(rest, '\n'); j >= 0 {
+			rest = rest[:j]
+		}
+		if c := strings.TrimSpace(rest); c != "" && len(out) < maxFields {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// sedBareExec reports whether a sed script holds an e command without a
+// command (GNU: it runs the pattern space as a shell command).
+func sedBareExec(sc string) bool {
+	for i := 0; i < len(sc); i++ {
+		if sc[i] != 'e' {
+			continue
+		}
+		before := i == 0 || strings.IndexByte(";\n{}$!/ \t0123456789", sc[i-1]) >= 0
+		after := i+1 == len(sc) || strings.IndexByte(";\n}", sc[i+1]) >= 0
+		if before && after {
+			return true
+		}
+	}
+	return false
+}
+
+// sedExecFlag reports whether a sed script may hold an s command with the
+// e flag (s/x/y/e: the result is run as a shell command), read loosely:
+// any s followed by a delimiter, two fields and flags holding e.
+func sedExecFlag(sc string) bool {
+	for i := 0; i+1 < len(sc); i++ {
+		if sc[i] != 's' {
+			continue
+		}
+		d := sc[i+1]
+		if d == '\\' || d == '\n' || d == ' ' || isLetter(d) || d >= '0' && d <= '9' {
+			continue
+		}
+		j, fields := i+2, 0
+		for ; j < len(sc) && fields < 2; j++ {
+			switch sc[j] {
+			case '\\':
+				j++
+			case d:
+				fields++
+			}
+		}
+		if fields < 2 {
+			continue
+		}
+		for ; j < len(sc) && strings.IndexByte("gpiImMe0123456789", sc[j]) >= 0; j++ {
+			if sc[j] == 'e' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sedWrites are the files named by the w/W commands (and the w flag of

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -48,8 +49,21 @@ const fieldSep = '\x01'
 // slashes turns backslashes into slashes and drops a file:// prefix, so
 // Windows paths and URIs compare like POSIX paths.
 func slashes(p string) string {
-	if strings.HasPrefix(p, "file://") {
-		p = p[len("file://"):]
+	if len(p) >= 5 && strings.EqualFold(p[:5], "file:") {
+		// file:///x, file://localhost/x, file:/x, file:x; %2E is "."
+		p = p[5:]
+		if rest, ok := strings.CutPrefix(p, "//"); ok {
+			if i := strings.IndexByte(rest, '/'); i >= 0 {
+				p = rest[i:] // the host (localhost, or none) is dropped
+			} else {
+				p = "/" + rest
+			}
+		}
+		if strings.IndexByte(p, '%') >= 0 {
+			if u, err := url.PathUnescape(p); err == nil {
+				p = u
+			}
+		}
 		if len(p) > 2 && p[0] == '/' && p[2] == ':' { // file:///C:/x
 			p = p[1:]
 		}
@@ -143,6 +157,16 @@ func cleanConfig(files []string, cwd string) (out, dirs []string) {
 // trailing dots and spaces Windows ignores, and matching glob patterns
 // ("*", "?", "[…]") and, when e.taint is set, unknown parts as patterns.
 func (e *env) classify(p string) store {
+	if e.taint && strings.IndexByte(p, unknown) >= 0 && !strings.Contains(p, "/"+string(unknown)+"/") {
+		// An unknown part may hold a "/" too (${PATH:0:1}).
+		if st := e.classify1(strings.ReplaceAll(p, string(unknown), "/")); st != outside && st != root {
+			return st
+		}
+	}
+	return e.classify1(p)
+}
+
+func (e *env) classify1(p string) store {
 	prevMatrixx, prevOpenCode, lastUnknown := false, false, false
 	for i := 0; i < len(p); {
 		start := i
@@ -209,13 +233,37 @@ func (e *env) is(comp, name string) bool {
 	if len(comp) > 2 && (comp[len(comp)-1] == '.' || comp[len(comp)-1] == ' ') {
 		comp = strings.TrimRight(comp, ". ")
 	}
-	if strings.EqualFold(comp, name) {
+	if strings.EqualFold(comp, name) || shortName(comp, name) {
 		return true
 	}
 	if !strings.ContainsAny(comp, "*?[") && !(e.taint && strings.IndexByte(comp, unknown) >= 0) {
 		return false
 	}
 	return globMatch(comp, name, e.taint, false)
+}
+
+// shortName reports whether comp is a Windows 8.3 short name of name
+// (MATRIX~1 for .matrixx, MATRIX~1.JSO for matrixx.jsonc): up to six
+// characters of the name without its leading dot, "~", digits, and up to
+// three characters of the extension.
+func shortName(comp, name string) bool {
+	i := strings.IndexByte(comp, '~')
+	if i < 1 || i > 6 || len(name) <= 8 && name[0] != '.' {
+		return false
+	}
+	stem, ext, _ := strings.Cut(comp[i+1:], ".")
+	if stem == "" || strings.Trim(stem, "0123456789") != "" {
+		return false
+	}
+	base, nameExt := strings.TrimPrefix(name, "."), ""
+	if name[0] != '.' {
+		if j := strings.LastIndexByte(name, '.'); j > 0 {
+			base, nameExt = name[:j], name[j+1:]
+		}
+	}
+	base = strings.ReplaceAll(base, ".", "")
+	return len(comp[:i]) <= len(base) && strings.EqualFold(comp[:i], base[:i]) &&
+		len(ext) <= 3 && len(ext) <= len(nameExt) && strings.EqualFold(ext, nameExt[:len(ext)])
 }
 
 // dotMatch reports whether the glob component comp, which does not
@@ -364,10 +412,28 @@ func resolve(p string) string {
 	rest := ""
 	for range 64 {
 		if r, err := filepath.EvalSymlinks(native); err == nil {
-			if rest != "" {
-				r = filepath.Join(r, rest)
+			if rest == "" {
+				return filepath.ToSlash(r)
 			}
-			return filepath.ToSlash(r)
+			// The first missing component may be a dangling link (its
+			// target does not exist yet: a write through it creates
+			// the target): follow it by hand.
+			first, more, _ := strings.Cut(rest, string(filepath.Separator))
+			link := filepath.Join(r, first)
+			if fi, err := os.Lstat(link); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				if t, err := os.Readlink(link); err == nil && t != "" {
+					if !filepath.IsAbs(t) {
+						t = filepath.Join(r, t)
+					}
+					native, rest = filepath.Clean(t), more
+					if more != "" {
+						native = filepath.Join(native, more)
+						rest = ""
+					}
+					continue
+				}
+			}
+			return filepath.ToSlash(filepath.Join(r, rest))
 		}
 		i := strings.LastIndexByte(native, filepath.Separator)
 		if i <= 0 {

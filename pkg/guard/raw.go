@@ -14,8 +14,25 @@ import (
 // of a command that writes: sed, tee, cp, mv, rm, python, …). hit is the
 // guarded path as found in the text.
 func (e *env) suspicious(cmd string) (hit string, ok bool) {
+	// Quotes inside a word do not change the path the shell sees
+	// (.matrixx/ta''sks): drop them before looking for one.
+	if strings.ContainsAny(cmd, `'"`) {
+		cmd = strings.Map(func(r rune) rune {
+			if r == '\'' || r == '"' {
+				return -1
+			}
+			return r
+		}, cmd)
+	}
 	low := normText(cmd)
 	hit = mentioned(low, e.extra)
+	if hit == "" && strings.IndexByte(cmd, '\\') >= 0 {
+		// A backslash inside a word is dropped by the shell
+		// (.matrixx/ta\sks): look at that text too.
+		if h := mentioned(strings.ReplaceAll(cmd, `\`, ""), e.extra); h != "" {
+			hit, low = h, strings.ReplaceAll(cmd, `\`, "")
+		}
+	}
 	if hit == "" {
 		hit = mentioned(low, e.config)
 	}
@@ -134,6 +151,42 @@ func writeish(w string) bool {
 	switch w {
 	case "eval", "xargs", "-delete", "-exec", "-execdir", "-i", "--in-place", "checkout", "restore":
 		return true
+	}
+	return false
+}
+
+// oversized is the raw rule for a script too long to parse: besides
+// suspicious, it is refused when it has a write-ish token and mentions
+// "matrix" in any spelling the quotes and backslashes of a word allow
+// (.matrixx/ta\sks, m”atrixx), or holds text the shell decodes or
+// evaluates ($'\x2e…', eval, base64).
+func (e *env) oversized(src string) bool {
+	low := strings.ToLower(strings.Map(func(r rune) rune {
+		if r == '\'' || r == '"' || r == '\\' {
+			return -1
+		}
+		return r
+	}, src))
+	hides := strings.Contains(low, "matri") || strings.Contains(low, "trixx") || strings.Contains(src, "$'") || strings.Contains(low, "eval") ||
+		strings.Contains(low, "base64") || strings.Contains(low, "xxd")
+	if !hides {
+		return false
+	}
+	if strings.IndexByte(low, '>') >= 0 {
+		return true
+	}
+	for i := 0; i < len(low); {
+		for i < len(low) && !wordByte(low[i]) {
+			i++
+		}
+		j := i
+		for j < len(low) && wordByte(low[j]) {
+			j++
+		}
+		if j > i && (writeish(low[i:j]) || writeish(strings.TrimLeft(low[i:j], "-0123456789"))) {
+			return true
+		}
+		i = j
 	}
 	return false
 }

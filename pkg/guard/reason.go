@@ -69,6 +69,13 @@ func writeReason(via string, st store, p, resolved string) string {
 	return "Blocked: " + via + " would change " + shown(p, resolved) + ", " + storeWhat(st) + ". " + storeWay(st)
 }
 
+// handedReason is the reason for a program (an interpreter) handed a
+// store path: the guard cannot tell what its code does with it.
+func handedReason(via string, st store, p, resolved string) string {
+	return "Blocked: " + via + " is handed " + shown(p, resolved) + ", " + storeWhat(st) +
+		": a program given a store path may change it, and the guard cannot tell what its code does. " + storeWay(st)
+}
+
 // copyReason is the reason for a walk (rm -r, chmod -R) that reaches the
 // store of another directory than the project the agent works in (proj:
 // a snapshot, a backup).

@@ -39,6 +39,7 @@ type input struct {
 	text  string   // the text, when known (here-document, here-string, echo in a pipe)
 	known bool     // text is the whole of stdin
 	paths []string // guarded paths named upstream (ls .matrixx/tasks | xargs rm)
+	from  string   // the guarded file stdin is redirected from (< .matrixx/tasks/T-1.json)
 }
 
 // shell is the analysis state of one shell scope: a subshell, a pipeline
@@ -69,6 +70,7 @@ type shell struct {
 	// turns dotglob on then), zsh's setopt globdots, bash -O dotglob;
 	// shopt -u, unset GLOBIGNORE and unsetopt turn it off.
 	dotglob bool
+	last    string // the last argument of the previous command ($_)
 }
 
 // alts are the other directories the current one of s may be, when a cd
@@ -299,6 +301,21 @@ func parsedPrefix(src string, err error) string {
 	return src[:i]
 }
 
+// shortLines is src with every line longer than 64 KiB replaced by ":".
+func shortLines(src string) string {
+	var b strings.Builder
+	for line := range strings.SplitSeq(src, "\n") {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		if len(line) > 64<<10 {
+			line = ":"
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
 // nesting is the deepest nesting of ( and { in src, counted without
 // regard to quotes (an over-estimate).
 func nesting(src string) int {
@@ -351,6 +368,18 @@ func (s *shell) run(src string, pos []string, here bool) {
 	if f == nil {
 		if hit, ok := s.e.suspicious(src); ok {
 			s.refuse(s.e.rawReason(hit, ""), "bash:parse")
+			return
+		}
+		if len(src) > maxCommand {
+			if s.e.oversized(src) {
+				s.refuse(s.e.rawReason(".matrixx", "it is too large to analyse (over 1 MiB) and hides its paths"), "bash:oversized")
+				return
+			}
+			// bash runs the script line by line: analyse its lines with
+			// each very long one (a huge word) replaced by a no-op.
+			if short := shortLines(src); len(short) <= maxCommand {
+				s.run(short, pos, here)
+			}
 			return
 		}
 		// bash runs the lines before a syntax error: analyse them (a
@@ -495,12 +524,17 @@ func (s *shell) stmt(st *syntax.Stmt, in input) {
 		s.addMentions(c2.mentions)
 	case *syntax.DeclClause:
 		ref := false // declare -n r=x: r names x
+		exp := c.Variant != nil && c.Variant.Value == "export"
 		for _, a := range c.Args {
 			if a.Naked && a.Name == nil && a.Value != nil {
-				if f := s.fields(a.Value); len(f) == 1 && strings.HasPrefix(f[0], "-") && strings.IndexByte(f[0], 'n') > 0 {
-					ref = true
+				if f := s.fields(a.Value); len(f) == 1 && strings.HasPrefix(f[0], "-") {
+					ref = ref || strings.IndexByte(f[0], 'n') > 0
+					exp = exp || strings.IndexByte(f[0], 'x') > 0
 				}
 				continue
+			}
+			if exp && a.Name != nil {
+				s.e.export(a.Name.Value)
 			}
 			if a.Naked {
 				continue
@@ -568,6 +602,9 @@ func (s *shell) callExpr(c *syntax.CallExpr, in input) {
 	dotglob := s.dotglob
 	for _, a := range c.Assigns {
 		s.assign(a)
+		if a.Name != nil {
+			s.e.export(a.Name.Value)
+		}
 	}
 	s.dotglob = dotglob
 	argv := make([]string, 0, len(c.Args)+2)
@@ -609,6 +646,23 @@ func (s *shell) writeLoc(p, cmd string, rootToo, nofollow bool) {
 		return
 	}
 	s.globs()
+	if len(s.e.opened) > 0 {
+		fp := cleanPath(joinPath(s.cwd, slashes(strings.ReplaceAll(p, string(unknown), "x"))))
+		fd := fdPath(fp)
+		if t := s.e.throughLinks(fp, false); fd == "" && t != "" {
+			fd = fdPath(t) // ln -s /dev/stdin x; truncate -s0 x < FILE
+		}
+		if fd != "" {
+			if f := s.e.openedOn(fd); f != "" {
+				s.refuse(writeReason("Bash ("+cmd+" through "+p+", opened on "+f+")", s.e.classify(cleanPath(joinPath(s.cwd, slashes(f)))), f, ""), "bash:"+cmd+" reopen")
+				return
+			}
+		}
+	}
+	if (strings.HasPrefix(cmd, "redirection") || cmd == "dd of=" || cmd == "tee" || cmd == "sponge" ||
+		strings.HasPrefix(cmd, "curl") || strings.HasPrefix(cmd, "wget")) && len(s.e.made) < maxFields {
+		s.e.made = append(s.e.made, [2]string{s.cwd, p}) // cleaned when a program is run (madeProg)
+	}
 	loc := s.e.locate(s.cwd, p, nofollow)
 	if loc.st == outside || (wholeOnly(loc.st) && !rootToo) {
 		return

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -50,6 +51,92 @@ func IsPathField(name string) bool {
 	}
 	return strings.Contains(f, "path") || strings.Contains(f, "file") || strings.Contains(f, "folder") ||
 		strings.Contains(f, "directory") || strings.HasSuffix(f, "dir") || strings.HasSuffix(f, "dirs")
+}
+
+// LooseValue reports whether the string value of a field that is not a
+// path field (IsPathField) must still be checked as a path: an MCP server
+// may name its path field anything ("to", "ref", "targetUri", "newName").
+// It is when the value mentions .matrixx (any case), holds no line break,
+// is at most 4096 bytes, and either holds no blank or starts like a path
+// ("/", "~", "./", "../", "C:", "file:"), is no URL of another scheme
+// (https://…), and the field's name does not
+// say it holds content or words (text, content, data, body, string,
+// message, description, prompt, query, pattern, command, title, subject,
+// comment, note, summary, and the endings IsPathField excludes).
+func LooseValue(name, value string) bool {
+	if len(value) > 4096 || !containsFold(value, "matrixx") || strings.ContainsAny(value, "\r\n") || !LooseField(name) {
+		return false
+	}
+	if i := strings.Index(value, "://"); i > 0 && !strings.EqualFold(value[:i], "file") {
+		return false // a URL of another scheme names no local file (https://github.com/…/.matrixx/…)
+	}
+	if !strings.ContainsAny(value, " \t") {
+		return true
+	}
+	v := value
+	switch {
+	case strings.HasPrefix(v, "/"), strings.HasPrefix(v, "~"), strings.HasPrefix(v, "./"), strings.HasPrefix(v, "../"),
+		strings.HasPrefix(v, `\`), strings.HasPrefix(v, `.\`), len(v) >= 5 && strings.EqualFold(v[:5], "file:"),
+		len(v) >= 3 && isLetter(v[0]) && v[1] == ':' && (v[2] == '/' || v[2] == '\\'):
+		return true
+	}
+	return false
+}
+
+// PatchField reports whether a field may carry a patch whose target files
+// the tool writes (OpenCode's patch tool: patchText; apply_patch: input;
+// a diff field): its name, folded, contains "patch" or "diff", or is
+// "input".
+func PatchField(name string) bool {
+	var buf [maxFieldName]byte
+	f, ok := foldFieldName(name, &buf)
+	return ok && (strings.Contains(f, "patch") || strings.Contains(f, "diff") || f == "input")
+}
+
+// PatchTargets are the files a patch text changes: the paths of "***
+// Add File:", "*** Update File:", "*** Delete File:" and "*** Move to:"
+// lines (the apply_patch format) and of a unified diff's +++/--- lines;
+// only those that mention matrixx are returned (the others cannot be in
+// a store), at most 32.
+func PatchTargets(text string) []string {
+	if !containsFold(text, "matrixx") {
+		return nil
+	}
+	var out []string
+	for line := range strings.SplitSeq(text, "\n") {
+		line = strings.TrimRight(line, "\r")
+		for _, h := range [...]string{"*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:"} {
+			if p, ok := strings.CutPrefix(line, h); ok && containsFold(p, "matrixx") && len(out) < maxFields {
+				out = append(out, strings.TrimSpace(p))
+			}
+		}
+	}
+	for _, p := range diffTargets(text) {
+		if containsFold(p, "matrixx") && len(out) < maxFields {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// LooseField reports whether the string values of a field that is not a
+// path field are looked at by LooseValue at all: not when its name says
+// it holds content or words (the dispatcher then skips the value unread).
+func LooseField(name string) bool {
+	var buf [maxFieldName]byte
+	f, ok := foldFieldName(name, &buf)
+	if !ok {
+		return false
+	}
+	for _, w := range [...]string{"text", "content", "contents", "data", "body", "bytes", "base64", "b64",
+		"string", "message", "msg", "description", "desc", "prompt", "query", "pattern", "regex",
+		"command", "cmd", "script", "code", "title", "subject", "comment", "note", "notes", "summary",
+		"reason", "instructions", "search", "replace", "replacement", "diff", "patch", "markdown", "html"} {
+		if strings.HasSuffix(f, w) || strings.HasPrefix(f, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // cwdField reports whether a path field names the directory a tool works
@@ -105,6 +192,9 @@ func toolKind(name string, hasCommand bool) kind {
 	}
 	t := name
 	mcp := strings.HasPrefix(name, "mcp__")
+	if ownServer(name) {
+		return kindNone
+	}
 	if mcp {
 		if i := strings.LastIndex(name, "__"); i > len("mcp_") {
 			t = name[i+2:]
@@ -152,6 +242,19 @@ func hasWord(t string, words ...string) bool {
 	return false
 }
 
+// ownServer reports whether name is a tool of our own MCP server
+// (matrixx-mcp, registered as server "matrixx": mcp__matrixx__<tool>, or
+// through the matrixx Claude Code plugin: mcp__plugin_matrixx_matrixx__<tool>): its
+// tools change the stores only through the same code as the binaries.
+func ownServer(name string) bool {
+	rest, ok := strings.CutPrefix(name, "mcp__")
+	if !ok {
+		return false
+	}
+	server, tool, ok := strings.Cut(rest, "__")
+	return ok && tool != "" && (strings.EqualFold(server, "matrixx") || strings.EqualFold(server, "plugin_matrixx_matrixx"))
+}
+
 // ownTool reports whether t is one of our task or plan tools (served over
 // MCP under any server name): they are the sanctioned way in.
 func ownTool(t string) bool {
@@ -190,6 +293,12 @@ func (e *env) tool(req Request, k kind, skipCwd bool) Decision {
 		}
 		for _, v := range req.Paths[f] {
 			loc := e.locate(dir, v, false)
+			if !guarded(loc.st, read) && strings.IndexByte(v, '%') >= 0 {
+				// A server that URL-decodes its paths: %2Ematrixx.
+				if u, err := url.PathUnescape(v); err == nil && u != v {
+					loc = e.locate(dir, u, false)
+				}
+			}
 			if guarded(loc.st, read) {
 				rule := "tool:" + req.Tool
 				return deny(toolReason(req.Tool, loc.st, v, loc.resolved, read), rule)

@@ -3,6 +3,7 @@ package guard
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -30,6 +31,14 @@ func (s *shell) assign(a *syntax.Assign) {
 	}
 	if a.Index != nil {
 		s.nested(a.Index)
+		// BASH_CMDS[name]=path is bash's command hash: name runs path.
+		if a.Name.Value == "BASH_CMDS" && len(vals) == 1 {
+			if w, ok := a.Index.(*syntax.Word); ok {
+				if k := s.fields(w); len(k) == 1 {
+					s.e.hash(k[0], vals[0])
+				}
+			}
+		}
 	}
 	if a.Append {
 		if old, ok := s.lookup(a.Name.Value); ok {
@@ -52,6 +61,7 @@ func (s *shell) set(name string, vals []string) {
 	}
 	s.sharedVars = false
 	s.vars[name] = vals
+	s.dataCode(vals)
 	if name == "GLOBIGNORE" {
 		// bash turns dotglob on when GLOBIGNORE gets a value (an empty
 		// one changes nothing).
@@ -89,6 +99,12 @@ func (s *shell) lookup(name string) ([]string, bool) {
 		if s.oldpwd != "" {
 			return []string{s.oldpwd}, true
 		}
+	case "_":
+		if s.last != "" {
+			return []string{s.last}, true
+		}
+	case "IFS":
+		return []string{" \t\n"}, true // bash's default
 	case "USER", "LOGNAME", "UID", "EUID":
 		return []string{selfUser}, true
 	case "@", "*":
@@ -110,4 +126,20 @@ func (s *shell) positional() []string {
 		return s.pos[1:]
 	}
 	return nil
+}
+
+// dataCode analyses text that holds command substitutions in quotes
+// ('$(rm …)', '`rm …`') as the code it becomes when bash evaluates the
+// text again: PS4 with set -x, ${x@P}, arithmetic on 'a[$(…)]', eval.
+// Only when the command names .matrixx (taint): such text elsewhere
+// cannot name a store.
+func (s *shell) dataCode(vals []string) {
+	if !s.e.taint {
+		return
+	}
+	for _, v := range vals {
+		if strings.Contains(v, "$(") || strings.IndexByte(v, '`') >= 0 {
+			s.script(": "+v, s.pos)
+		}
+	}
 }

@@ -238,6 +238,15 @@ func (s *shell) tilde(v string) string {
 	if len(v) == 1 || v[1] == '/' {
 		return s.e.home + v[1:]
 	}
+	// ~+ is $PWD, ~- is $OLDPWD.
+	if len(v) == 2 || v[2] == '/' {
+		switch {
+		case v[1] == '+' && s.cwd != "":
+			return s.cwd + v[2:]
+		case v[1] == '-' && s.oldpwd != "":
+			return s.oldpwd + v[2:]
+		}
+	}
 	return v
 }
 
@@ -248,6 +257,29 @@ func (s *shell) tilde(v string) string {
 // known value cannot be computed, the value itself stands beside the
 // unknown result (a store path in it stays visible).
 func (s *shell) param(pe *syntax.ParamExp, quoted bool) []string {
+	if pe.Excl && pe.Param != nil && pe.Names == 0 && pe.Index == nil && pe.Exp == nil && pe.Repl == nil &&
+		pe.Slice == nil && !pe.Length && !pe.Width && !pe.IsSet && pe.NestedParam == nil && pe.Flags == nil {
+		// ${!name}: the variable name holds the name of.
+		names, ok := s.lookup(pe.Param.Value)
+		if !ok {
+			return []string{string(unknown)}
+		}
+		var out []string
+		for _, n := range names {
+			v, ok := s.lookup(n)
+			if !ok {
+				v = []string{string(unknown)}
+			}
+			out = append(out, v...)
+		}
+		if len(out) == 0 {
+			return []string{""}
+		}
+		if quoted {
+			return out
+		}
+		return s.splitWS(out)
+	}
 	if pe.Param == nil || pe.Excl || pe.Width || pe.IsSet || pe.Names != 0 || pe.NestedParam != nil ||
 		pe.Flags != nil {
 		s.nested(pe)

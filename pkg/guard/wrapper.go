@@ -143,6 +143,7 @@ func (s *shell) wrapper(name string, args []string, in input) {
 			case strings.IndexByte(a, '=') > 0:
 				k, v, _ := strings.Cut(a, "=")
 				c.set(k, []string{v})
+				s.e.export(k)
 				continue
 			}
 			break

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -53,6 +54,18 @@ type Event struct {
 	Response ToolResponse
 	// Problems lists fields that had an unexpected type; they were ignored.
 	Problems []string
+
+	// TurnID is Codex CLI's turn_id; HasTimestamp is set when the event
+	// has a "timestamp" member (Gemini CLI's events do); Prompt is the
+	// prompt of Gemini CLI's AfterAgent (the user turn being answered).
+	TurnID       string
+	HasTimestamp bool
+	Prompt       string
+	// Host is the host the event came from (set by normalise); HostName
+	// and HostTool keep the host's own event and tool names where
+	// normalise mapped them onto Claude Code's.
+	Host               Host
+	HostName, HostTool string
 }
 
 // ToolInput is the useful part of tool_input: Bash's command and every
@@ -79,6 +92,9 @@ type ToolInput struct {
 type ToolResponse struct {
 	Stdout string
 	Text   []string
+	// Display and LLM are Gemini CLI's returnDisplay and llmContent when
+	// they are strings.
+	Display, LLM string
 }
 
 // maxDepth bounds the nesting the decoder follows inside tool_input; deeper
@@ -111,6 +127,13 @@ type decoder struct {
 // ev.Problems. On a syntax error or a read error it returns what was decoded
 // so far together with the error.
 func Decode(r io.Reader) (*Event, error) {
+	// A UTF-8 byte-order mark before the object is dropped: the event is
+	// decided as it would be without it.
+	br := bufio.NewReader(r)
+	if b, _ := br.Peek(3); string(b) == "\xef\xbb\xbf" {
+		_, _ = br.Discard(3)
+	}
+	r = br
 	ev := &Event{}
 	d := &decoder{
 		dec: jsontext.NewDecoder(r,
@@ -176,6 +199,13 @@ func (d *decoder) member(name string) error {
 		return d.str(name, &ev.AgentType)
 	case "last_assistant_message":
 		return d.str(name, &ev.LastMessage)
+	case "turn_id":
+		return d.str(name, &ev.TurnID)
+	case "prompt":
+		return d.str(name, &ev.Prompt)
+	case "timestamp":
+		ev.HasTimestamp = true
+		return d.dec.SkipValue()
 	case "stop_hook_active":
 		if k := d.dec.PeekKind(); k != 't' && k != 'f' {
 			return d.skip(name, "a boolean")
@@ -332,6 +362,25 @@ func (d *decoder) input(depth int, field string) error {
 				if err := d.pathValue(name); err != nil {
 					return err
 				}
+			case d.dec.PeekKind() == '"' && guard.PatchField(name):
+				// A patch: the files it changes are paths of the call.
+				tok, err := d.dec.ReadToken()
+				if err != nil {
+					return err
+				}
+				for _, p := range guard.PatchTargets(tok.String()) {
+					d.addPath(name, p)
+				}
+			case d.dec.PeekKind() == '"' && guard.LooseField(name):
+				// Any other string that reads as a path into .matrixx
+				// is checked too (guard.LooseValue).
+				tok, err := d.dec.ReadToken()
+				if err != nil {
+					return err
+				}
+				if v := tok.String(); guard.LooseValue(name, v) {
+					d.addPath(name, v)
+				}
 			default:
 				if k := d.dec.PeekKind(); k == '{' || k == '[' {
 					if err := d.input(depth+1, name); err != nil {
@@ -375,17 +424,7 @@ func (d *decoder) input(depth int, field string) error {
 // pathValue collects a path field's string value, or the strings of an
 // array value.
 func (d *decoder) pathValue(name string) error {
-	add := func(s string) {
-		if d.ev.Input.Paths == nil {
-			d.ev.Input.Paths = map[string][]string{}
-		}
-		if d.values >= maxPaths {
-			d.ev.Input.Truncated = true
-			return
-		}
-		d.values++
-		d.ev.Input.Paths[name] = append(d.ev.Input.Paths[name], s)
-	}
+	add := func(s string) { d.addPath(name, s) }
 	switch d.dec.PeekKind() {
 	case '"':
 		tok, err := d.dec.ReadToken()
@@ -417,6 +456,19 @@ func (d *decoder) pathValue(name string) error {
 		return d.input(1, name)
 	}
 	return d.dec.SkipValue()
+}
+
+// addPath collects one path value (at most maxPaths in all).
+func (d *decoder) addPath(name, s string) {
+	if d.ev.Input.Paths == nil {
+		d.ev.Input.Paths = map[string][]string{}
+	}
+	if d.values >= maxPaths {
+		d.ev.Input.Truncated = true
+		return
+	}
+	d.values++
+	d.ev.Input.Paths[name] = append(d.ev.Input.Paths[name], s)
 }
 
 // commandRank ranks the top-level fields that carry a shell command:
@@ -498,6 +550,16 @@ func (d *decoder) response() error {
 			case name == "content" && d.dec.PeekKind() == '[':
 				if err := d.blocks(); err != nil {
 					return err
+				}
+			case (name == "returnDisplay" || name == "llmContent") && d.dec.PeekKind() == '"':
+				tok, err := d.dec.ReadToken()
+				if err != nil {
+					return err
+				}
+				if name == "returnDisplay" {
+					d.ev.Response.Display = tok.String()
+				} else {
+					d.ev.Response.LLM = tok.String()
 				}
 			default:
 				if err := d.dec.SkipValue(); err != nil {

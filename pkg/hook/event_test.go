@@ -93,6 +93,26 @@ func TestDecodeOddShapes(t *testing.T) {
 					t.Errorf("err %v, paths %v", err, ev.Input.Paths)
 				}
 			}},
+		{"a byte-order mark is dropped", "\xef\xbb\xbf" + `{"tool_name":"Bash","tool_input":{"command":"ls"}}`,
+			func(t *testing.T, ev *Event, err error) {
+				if err != nil || ev.Tool != "Bash" || ev.Input.Command != "ls" {
+					t.Errorf("err %v, event %+v", err, ev)
+				}
+			}},
+		{"loose values that read as paths into .matrixx", `{"tool_input":{"to":".matrixx/tasks/T-1.json","ref":"/p/.matrixx/plans/a b.md","message":"see .matrixx/tasks","note":"x","content":".matrixx/tasks/T-2.json","n":1,"title":"fix /p/.matrixx/plans"}}`,
+			func(t *testing.T, ev *Event, err error) {
+				want := map[string][]string{"to": {".matrixx/tasks/T-1.json"}, "ref": {"/p/.matrixx/plans/a b.md"}}
+				if err != nil || !reflect.DeepEqual(ev.Input.Paths, want) {
+					t.Errorf("err %v, paths %v", err, ev.Input.Paths)
+				}
+			}},
+		{"patch texts name their files", `{"tool_input":{"patchText":"*** Begin Patch\n*** Update File: .matrixx/tasks/T-1.json\n@@\n-a\n+b\n*** Add File: src/x.go\n*** End Patch","diff":"--- a/.matrixx/plans/p.md\n+++ b/.matrixx/plans/p.md\n"}}`,
+			func(t *testing.T, ev *Event, err error) {
+				want := map[string][]string{"patchText": {".matrixx/tasks/T-1.json"}, "diff": {"a/.matrixx/plans/p.md", ".matrixx/plans/p.md", "b/.matrixx/plans/p.md", ".matrixx/plans/p.md"}}
+				if err != nil || !reflect.DeepEqual(ev.Input.Paths, want) {
+					t.Errorf("err %v, paths %v", err, ev.Input.Paths)
+				}
+			}},
 		{"only the top-level command", `{"tool_input":{"nested":{"command":"rm -rf /"},"command":"ls"}}`,
 			func(t *testing.T, ev *Event, err error) {
 				if err != nil || ev.Input.Command != "ls" {

@@ -50,7 +50,7 @@ func (r *Runner) preToolUse(ev *Event, sc *scan) any {
 		req.Config = append(req.Config, filepath.Join(oc, config.FileName), filepath.Join(oc, "matrixx.json"))
 	}
 	req.State = append(req.State, StateDir(p.root))
-	cut := trimCut(&req)
+	cut, cmdCut := trimCut(&req)
 	check := r.Check
 	if check == nil {
 		check = guard.Check
@@ -59,6 +59,13 @@ func (r *Runner) preToolUse(ev *Event, sc *scan) any {
 	if d.Deny {
 		r.log.Printf(NameGuard, "deny (rule %s): %s", d.Rule, d.Reason)
 		return deny(d.Reason)
+	}
+	if cmdCut {
+		// The guard saw only the first MiB of the command: what follows
+		// runs unseen, whatever it mentions (.matrixx/ta''sks).
+		reason := "matrixx-hook: this command is too large to analyse in full (over 1 MiB), so it is refused. Split it, or put long data in a file first. Change tasks only with task-create/task-update and plans only with the plan binary."
+		r.log.Printf(NameGuard, "deny (rule oversized): the command was cut")
+		return deny(reason)
 	}
 	if cut && sc.Guarded {
 		reason := "matrixx-hook: this tool call is too large to analyse in full (a value over 1 MiB) and mentions .matrixx/plans or .matrixx/tasks, so it is refused. Change tasks only with task-create/task-update and plans only with the plan binary, or split the command."
@@ -71,19 +78,24 @@ func (r *Runner) preToolUse(ev *Event, sc *scan) any {
 		return deny(reason)
 	}
 	r.log.Printf(NameGuard, "allow: %s", describe(req, d))
+	if !cut {
+		if a := r.geminiStamp(ev); a != nil {
+			return a
+		}
+	}
 	return nil
 }
 
 // trimCut strips the cut sentinel from command and paths and reports
-// whether any value was cut (see MaxString).
-func trimCut(req *guard.Request) bool {
-	cut := false
+// whether any value was cut (see MaxString), and whether the command or
+// one of its arguments was.
+func trimCut(req *guard.Request) (cut, cmdCut bool) {
 	if c, ok := strings.CutSuffix(req.Command, "\x00"); ok {
-		req.Command, cut = c, true
+		req.Command, cut, cmdCut = c, true, true
 	}
 	for i, v := range req.Args {
 		if c, ok := strings.CutSuffix(v, "\x00"); ok {
-			req.Args[i], cut = c, true
+			req.Args[i], cut, cmdCut = c, true, true
 		}
 	}
 	for k, vs := range req.Paths {
@@ -93,14 +105,16 @@ func trimCut(req *guard.Request) bool {
 			}
 		}
 	}
-	return cut
+	return cut, cmdCut
 }
 
 // readOnlyTool reports whether a Claude Code tool carries paths but never
 // writes; the guard only cares about its reads of .matrixx/plans.
 func readOnlyTool(name string) bool {
 	switch name {
-	case "Read", "Glob", "Grep", "LS":
+	case "Read", "Glob", "Grep", "LS",
+		// Gemini CLI's
+		"read_file", "read_many_files", "glob", "list_directory", "search_file_content", "grep_search":
 		return true
 	}
 	return false

@@ -66,6 +66,9 @@ type Runner struct {
 	Timeout time.Duration
 	// Check is the guard; guard.Check when nil (tests replace it).
 	Check func(guard.Request) guard.Decision
+	// Host is the host protocol to speak (--host); HostAuto recognises it
+	// from each event (docs/hosts.md).
+	Host Host
 
 	log *Log
 }
@@ -106,11 +109,16 @@ func (r *Runner) Run(mode Mode, stdin io.Reader) (status int) {
 	for _, p := range ev.Problems {
 		r.log.Printf("dispatch", "event: %s", p)
 	}
+	host := r.Host
+	if host == HostAuto {
+		host = detect(ev)
+	}
+	normalise(ev, host)
 	h := r.route(mode, ev, sc)
 	if err != nil {
 		r.log.Printf(h.name, "unreadable event after %d bytes: %v", sc.Total, err)
 		if h.fail != nil {
-			r.answer(h.fail(ev, sc, fmt.Errorf("unreadable event: %w", err)))
+			r.answer(translate(host, h.fail(ev, sc, fmt.Errorf("unreadable event: %w", err))))
 		}
 		return 0
 	}
@@ -118,7 +126,7 @@ func (r *Runner) Run(mode Mode, stdin io.Reader) (status int) {
 		r.log.Printf("dispatch", "no hook for this event: no opinion")
 		return 0
 	}
-	r.answer(r.protect(h, ev, sc))
+	r.answer(translate(host, r.protect(h, ev, sc)))
 	return 0
 }
 

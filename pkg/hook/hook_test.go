@@ -93,9 +93,9 @@ func TestGuardPanics(t *testing.T) {
 	}
 }
 
-// TestOversizedCommand: a command cut at MaxString is still checked; when
-// the guard allows its visible part but the event mentions a guarded
-// directory, the call is refused.
+// TestOversizedCommand: a command cut at MaxString is still checked, and
+// refused even when the guard allows its visible part: what follows the
+// cut runs unseen, whatever it mentions (.matrixx/ta”sks).
 func TestOversizedCommand(t *testing.T) {
 	long := strings.Repeat("echo hi; ", MaxString/9+10)
 	ev := fmt.Sprintf(`{"hook_event_name":"PreToolUse","tool_name":"Bash","cwd":"/p","tool_input":{"command":"%s rm .matrixx/tasks/T-1.json"}}`, long)
@@ -107,10 +107,15 @@ func TestOversizedCommand(t *testing.T) {
 	if len(seen.Command) != MaxString || strings.Contains(seen.Command, "\x00") {
 		t.Errorf("command given to the guard: %d bytes", len(seen.Command))
 	}
-	ev = fmt.Sprintf(`{"hook_event_name":"PreToolUse","tool_name":"Bash","cwd":"/p","tool_input":{"command":"%s"}}`, long)
+	ev = fmt.Sprintf(`{"hook_event_name":"PreToolUse","tool_name":"Bash","cwd":"/p","tool_input":{"command":"%s cd .matrixx/ta''sks && rm -f T-1.json"}}`, long)
+	out, _ = run(t, Dispatch, func(guard.Request) guard.Decision { return guard.Decision{} }, strings.NewReader(ev))
+	if !strings.Contains(out, "too large to analyse") {
+		t.Errorf("obfuscated store path after the cut: answer %q", out)
+	}
+	ev = fmt.Sprintf(`{"hook_event_name":"PreToolUse","tool_name":"Bash","cwd":"/p","tool_input":{"command":"%s"}}`, strings.Repeat("echo hi; ", 1000))
 	out, _ = run(t, Dispatch, func(guard.Request) guard.Decision { return guard.Decision{} }, strings.NewReader(ev))
 	if out != "" {
-		t.Errorf("answer %q", out)
+		t.Errorf("a command under the cut: answer %q", out)
 	}
 }
 

@@ -129,7 +129,8 @@ func (d *deadlineReader) stop() {
 //   - notes whether the raw bytes mention a guarded directory
 //     (.matrixx/plans, .matrixx/tasks, any case, either slash), which is what
 //     the guard's fail-closed rule looks at when the event cannot be decoded;
-//   - notes whether the raw bytes contain "PreToolUse".
+//   - notes whether the raw bytes contain "PreToolUse" (or Gemini CLI's
+//     "BeforeTool").
 //
 // It keeps no more than a few bytes of state besides the read buffer.
 type scan struct {
@@ -173,7 +174,12 @@ var (
 	taskNeedles = [][]byte{[]byte("matrixx/tasks"), []byte(`matrixx\\tasks`), []byte(`matrixx\/tasks`)}
 )
 
-var preToolUseNeedle = []byte("pretooluse")
+// preToolUseNeedle, beforeToolNeedle: Claude Code's and Codex's event
+// name, Gemini CLI's.
+var (
+	preToolUseNeedle = []byte("pretooluse")
+	beforeToolNeedle = []byte("beforetool")
+)
 
 const tailLen = 16
 
@@ -230,7 +236,7 @@ func (s *scan) look(raw []byte) {
 	if !s.Guarded && contains(taskNeedles) {
 		s.Guarded = true
 	}
-	if !s.PreToolUse && bytes.Contains(s.low, preToolUseNeedle) {
+	if !s.PreToolUse && (bytes.Contains(s.low, preToolUseNeedle) || bytes.Contains(s.low, beforeToolNeedle)) {
 		s.PreToolUse = true
 	}
 	keep := min(tailLen, len(s.low))

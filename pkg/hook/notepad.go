@@ -188,6 +188,11 @@ func (r *Runner) notepadFilter(stdin io.Reader) {
 			r.log.Printf(NameNotepad, "unreadable event: %v", err)
 			return
 		}
+		host := r.Host
+		if host == HostAuto {
+			host = detect(ev)
+		}
+		normalise(ev, host)
 		if ev.Name != PostToolUse {
 			r.log.Printf(NameNotepad, "not a PostToolUse event: nothing to do")
 			return

@@ -44,7 +44,7 @@ func Command(path string) (string, error) {
 }
 
 // IsOurs reports whether a settings command runs matrixx-hook with no
-// arguments (whatever its directory): what install writes and uninstall
+// arguments or only a --host flag (whatever its directory): what install writes and uninstall
 // removes. The command is parsed as a shell command (mvdan.cc/sh/v3/syntax):
 // it must be a single simple command of one word, without redirections or
 // assignments, made of literal and quoted text and plain variables; the
@@ -57,11 +57,38 @@ func IsOurs(command string) bool {
 	}
 	st := f.Stmts[0]
 	call, ok := st.Cmd.(*syntax.CallExpr)
-	if !ok || st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 || len(call.Assigns) > 0 || len(call.Args) != 1 {
+	if !ok || st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 || len(call.Assigns) > 0 || len(call.Args) == 0 || !hostArgs(call.Args[1:]) {
 		return false
 	}
 	word, ok := literal(call.Args[0].Parts)
 	return ok && filepath.Base(filepath.ToSlash(word)) == Binary
+}
+
+// hostArgs reports whether the words after matrixx-hook are none, or a
+// --host flag naming a known host (what install writes for Codex CLI and
+// Gemini CLI): "--host HOST" or "--host=HOST".
+func hostArgs(args []*syntax.Word) bool {
+	var words []string
+	for _, a := range args {
+		w, ok := literal(a.Parts)
+		if !ok {
+			return false
+		}
+		words = append(words, w)
+	}
+	v := ""
+	switch {
+	case len(words) == 0:
+		return true
+	case len(words) == 2 && words[0] == "--host":
+		v = words[1]
+	case len(words) == 1 && strings.HasPrefix(words[0], "--host="):
+		v = strings.TrimPrefix(words[0], "--host=")
+	default:
+		return false
+	}
+	h, err := ParseHost(v)
+	return err == nil && h != HostAuto
 }
 
 // literal renders word parts that need no expansion but plain variables
@@ -141,6 +168,13 @@ type settingsHook struct {
 // duplicate "hooks" keys at the top level, or a duplicate key anywhere in
 // "hooks" (Claude Code, like JSON.parse, keeps only the last one).
 func Install(settings []byte, command string) (SettingsResult, error) {
+	return InstallEntries(settings, command, Entries)
+}
+
+// InstallEntries is Install with other entries (another host's events, in
+// a settings file of the same shape: Codex CLI's hooks.json, Gemini CLI's
+// settings.json).
+func InstallEntries(settings []byte, command string, entries []Entry) (SettingsResult, error) {
 	root, res, err := parseSettings(settings)
 	if err != nil {
 		return res, err
@@ -153,7 +187,7 @@ func Install(settings []byte, command string) (SettingsResult, error) {
 	if !ok {
 		return res, fmt.Errorf(`"hooks" is not an object`)
 	}
-	for _, e := range Entries {
+	for _, e := range entries {
 		list, err := member(hobj, e.Event, "[]", true)
 		if err != nil {
 			return res, err

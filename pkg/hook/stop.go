@@ -1,12 +1,32 @@
 package hook
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"path/filepath"
 	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/enforce"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 )
+
+// turnKey identifies the turn a stop ends, on hosts that keep blocking
+// as long as the hook says so: Codex CLI's turn_id; for Gemini CLI, which
+// has no turn id, a hash of AfterAgent's prompt (the user turn, which stays
+// the same while blocks re-prompt the agent). "" on other hosts (Claude
+// Code stops a hook after 8 consecutive blocks itself).
+func turnKey(ev *Event) string {
+	switch ev.Host {
+	case HostCodex:
+		if ev.TurnID != "" {
+			return "codex:" + ev.TurnID
+		}
+	case HostGemini:
+		sum := sha256.Sum256([]byte(ev.Prompt))
+		return "gemini:" + hex.EncodeToString(sum[:12])
+	}
+	return ""
+}
 
 // StateDir returns where hook state lives: <root>/.matrixx/state.
 func StateDir(root string) string { return filepath.Join(root, ".matrixx", "state") }
@@ -67,6 +87,16 @@ func (r *Runner) stop(ev *Event, _ *scan) any {
 	if !out.Block {
 		r.log.Printf(NameContinuation, "%s", out.Why)
 		return nil
+	}
+	if turn := turnKey(ev); turn != "" {
+		out.State.Turn, out.State.TurnBlocks = turn, 1
+		if prev.Turn == turn {
+			if prev.TurnBlocks >= enforce.MaxTurnBlocks {
+				r.log.Printf(NameContinuation, "allow: %d stops of this turn already blocked (%s has no cap of its own): %s", prev.TurnBlocks, ev.Host, out.Why)
+				return nil
+			}
+			out.State.TurnBlocks = prev.TurnBlocks + 1
+		}
 	}
 	if key == "" {
 		r.log.Printf(NameContinuation, "allow: no session_id to count blocks against (%s)", out.Why)

@@ -182,7 +182,8 @@ func exists(p string) bool {
 // $MATRIXX_SESSION_ID, else $CLAUDE_CODE_SESSION_ID (Claude Code puts it
 // into every Bash command's environment, so threadIDs are right even
 // where the SessionStart hook's CLAUDE_ENV_FILE export was not honoured),
-// else NoSession.
+// else $CODEX_SESSION_ID (Codex CLI sets it in the agent's shell, to the
+// session_id of its hook events), else NoSession.
 func Session(flag string, env Env) string {
 	s, _ := SessionSource(flag, env)
 	return s
@@ -194,7 +195,7 @@ func SessionSource(flag string, env Env) (id, source string) {
 	if s := strings.TrimSpace(flag); s != "" {
 		return s, "--session"
 	}
-	for _, v := range []string{"MATRIXX_SESSION_ID", "CLAUDE_CODE_SESSION_ID"} {
+	for _, v := range []string{"MATRIXX_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CODEX_SESSION_ID"} {
 		if s := strings.TrimSpace(env.Getenv(v)); s != "" {
 			return s, v
 		}

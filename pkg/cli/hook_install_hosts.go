@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
+)
+
+// hostFlag selects the host install and uninstall write for.
+type hostFlag struct {
+	Host string `name:"host" placeholder:"HOST" enum:"claude,codex,gemini" default:"claude" help:"The agent host to set up: claude (Claude Code, the default), codex (Codex CLI: .codex/hooks.json) or gemini (Gemini CLI: .gemini/settings.json); see docs/hosts.md."`
+}
+
+// otherHost reports whether the flag names a host other than Claude Code.
+func (f hostFlag) otherHost() (hook.Host, bool) {
+	h, err := hook.ParseHost(f.Host)
+	return h, err == nil && (h == hook.HostCodex || h == hook.HostGemini)
+}
+
+// hostFile is the settings file of a host that the flags name.
+func hostFile(a *app, f *settingsFlags, h hook.Host) (string, error) {
+	home, herr := a.env.Home()
+	if f.User {
+		if herr != nil || home == "" {
+			return "", errcode.New(errcode.InternalError, "cannot find your home directory for --user")
+		}
+		return hook.HostSettings(h, "", home, a.env.Getenv("CODEX_HOME"), true), nil
+	}
+	root, err := project.Root(f.Dir, a.env)
+	if err != nil {
+		return "", errcode.Wrap(errcode.InternalError, err, "finding the project root")
+	}
+	return hook.HostSettings(h, root, home, "", false), nil
+}
+
+// installHost is install --host codex|gemini: our entries (HostEntries)
+// in the host's settings file, running this binary with --host; every
+// other key, event and hook of the file stays. Running it again changes
+// nothing.
+func (c *installCmd) installHost(a *app, h hook.Host) error {
+	path, err := hostFile(a, &c.settingsFlags, h)
+	if err != nil {
+		return err
+	}
+	command, err := c.hookCommand()
+	if err != nil {
+		return err
+	}
+	if !hook.IsOurs(command) {
+		return errcode.New(errcode.InvalidArguments, "the hook command %q does not run %s, so uninstall could not recognise it: install it under that name, or use --command", command, hook.Binary)
+	}
+	command += " --host " + h.String()
+	file, err := resolveSettings(path)
+	if err != nil {
+		return err
+	}
+	orig, mode, err := readSettings(file)
+	if err != nil {
+		return err
+	}
+	res, err := hook.InstallEntries(orig, command, hook.HostEntries(h))
+	if err != nil {
+		return errcode.New(errcode.ValidationError, "%s: %v; fix the file and run install again (nothing was written)", path, err)
+	}
+	if c.Print {
+		_, _ = a.stdout.Write(res.Data)
+		return nil
+	}
+	var events []string
+	for _, e := range hook.HostEntries(h) {
+		events = append(events, e.Event)
+	}
+	if !res.Changed {
+		fmt.Fprintf(a.stdout, "%s: already installed in %s (command %s)\n", a.name, path, command)
+	} else {
+		if err := writeSettings(file, res.Data, mode); err != nil {
+			return err
+		}
+		if res.DroppedComments {
+			a.warnf("note: %s had comments, which the rewritten file does not keep", path)
+		}
+		fmt.Fprintf(a.stdout, "%s: installed in %s: %s run %s\n", a.name, path, strings.Join(events, ", "), command)
+	}
+	switch h {
+	case hook.HostCodex:
+		a.warnf("note: Codex CLI runs hooks only once you trust them: review and trust them with /hooks in codex (it records the trust in config.toml), or run codex exec --dangerously-bypass-hook-trust in automation; a project's .codex/ is read only in a trusted project (docs/hosts.md)")
+	case hook.HostGemini:
+		a.warnf("note: Gemini CLI asks once before it runs a project's hooks and remembers the answer in ~/.gemini/trusted_hooks.json (docs/hosts.md)")
+	}
+	return nil
+}
+
+// uninstallHost removes our entries from the host's settings file (and
+// the file, when nothing else was in it).
+func (c *uninstallCmd) uninstallHost(a *app, h hook.Host) error {
+	path, err := hostFile(a, &c.settingsFlags, h)
+	if err != nil {
+		return err
+	}
+	file, err := resolveSettings(path)
+	if err != nil {
+		return err
+	}
+	orig, mode, err := readSettings(file)
+	if err != nil {
+		return err
+	}
+	if orig == nil {
+		fmt.Fprintf(a.stdout, "%s: nothing to remove: %s does not exist\n", a.name, path)
+		return nil
+	}
+	res, err := hook.Uninstall(orig)
+	if err != nil {
+		return errcode.New(errcode.ValidationError, "%s: %v; nothing was changed", path, err)
+	}
+	removes := res.Changed && res.Empty && file == path
+	if c.Print {
+		if removes {
+			a.warnf("%s holds nothing but its hooks: uninstall would remove the file", path)
+			return nil
+		}
+		_, _ = a.stdout.Write(res.Data)
+		return nil
+	}
+	switch {
+	case !res.Changed:
+		fmt.Fprintf(a.stdout, "%s: nothing to remove in %s\n", a.name, path)
+	case removes:
+		if err := os.Remove(path); err != nil {
+			return errcode.Wrap(errcode.InternalError, err, "removing %s", path)
+		}
+		fmt.Fprintf(a.stdout, "%s: removed its hooks from %s; nothing else was in it, so the file is gone\n", a.name, path)
+	default:
+		if err := writeSettings(file, res.Data, mode); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "%s: removed its hooks from %s\n", a.name, path)
+	}
+	return nil
+}
