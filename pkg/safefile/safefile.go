@@ -60,7 +60,7 @@ func ReadFile(path string, max int64, follow bool) ([]byte, error) {
 		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, fmt.Errorf("%s is %s, %w", path, kind(st.Mode), ErrNotRegular)
+		return nil, fmt.Errorf("%s is %s, %w", path, kind(uint32(st.Mode)), ErrNotRegular)
 	}
 	if st.Size > max {
 		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte cap: %w", path, st.Size, max, ErrTooLarge)
