@@ -14,6 +14,8 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
@@ -40,6 +42,9 @@ type env struct {
 	store *store.Store
 	// before is the store's state before a write (noteNewStore).
 	before storeState
+	// integrity is what the second line covers (docs/integrity.md); the
+	// stores record their writes in its ledgers.
+	integrity *integrity.Project
 }
 
 // open resolves project root, config and store (D11, D12, spec §3.3) and
@@ -83,6 +88,14 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 		// its replace, the moment a late write would come from.
 		st.AfterLockCheck = stopSelf
 	}
+	ip := integrity.NewProject(root, layout.Dir, ocDir, integrity.Home(a.env.Getenv, a.env.Home, root))
+	if !cfg.HookDisabled(hook.NameIntegrity) {
+		// Every write is recorded for the post-call check (docs/integrity.md);
+		// with the check switched off nothing is.
+		st.Record = ip.Tasks().Recorder()
+	} else {
+		ip = nil
+	}
 	if w != nil {
 		if st.Lock.Timeout, err = a.lockTimeout(w.LockTimeout); err != nil {
 			return nil, err
@@ -95,7 +108,7 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 			fmt.Fprintf(a.stderr, "%s: debug: lock %s\n", a.name, b)
 		}
 	}
-	return &env{root: root, cfg: cfg, store: st, before: newStoreState("task store", root, st.Dir)}, nil
+	return &env{root: root, cfg: cfg, store: st, before: newStoreState("task store", root, st.Dir), integrity: ip}, nil
 }
 
 // checkSession refuses a session id (the threadID to stamp) that is not

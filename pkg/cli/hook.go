@@ -24,6 +24,11 @@ Without a subcommand, read one hook event on stdin and route it on hook_event_na
   SubagentStop   the same, for a subagent's own in_progress tasks
   SessionStart   task-session-start: MATRIXX_SESSION_ID into $CLAUDE_ENV_FILE, a task summary
                  (with no active task, a few lines on the task tools and their rules)
+  PostToolUse, PostToolUseFailure, Stop, SubagentStop
+                 task-integrity-check first: whatever changed in the task store, the plans,
+                 the config files or .matrixx/state during the tool call without the
+                 toolkit's binaries is put back and reported (docs/integrity.md); after
+                 editing those files by hand, run "matrixx-hook accept"
 
 The answer is at most one JSON object on stdout, and the exit status is 0 (never 2).
 
@@ -56,6 +61,7 @@ type hookCmd struct {
 	Install      installCmd      `cmd:"" help:"Add the hooks to Claude Code's settings (.claude/settings.local.json by default), with the matrixx-tasks skill and the /task-list, /task-ready and /cleanup-tasks commands."`
 	Uninstall    uninstallCmd    `cmd:"" help:"Remove the hooks, the skill and the slash commands that install added."`
 	Snippet      snippetCmd      `cmd:"" help:"Print the task rules as a CLAUDE.md / AGENTS.md section (for hosts without skills)."`
+	Accept       acceptCmd       `cmd:"" help:"Record the task store, plans, config files and hook state as they are now as good, after you edited them by hand (docs/integrity.md). Refused inside an agent's tool call."`
 
 	chosen command
 }
@@ -77,7 +83,7 @@ func MatrixxHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return r.Run(hook.Dispatch, stdin)
 	}
 	c := &hookCmd{}
-	for _, sub := range []interface{ setRoot(*hookCmd) }{&c.Dispatch, &c.Guard, &c.Notepad, &c.Continue, &c.SessionStart, &c.Install, &c.Uninstall, &c.Snippet} {
+	for _, sub := range []interface{ setRoot(*hookCmd) }{&c.Dispatch, &c.Guard, &c.Notepad, &c.Continue, &c.SessionStart, &c.Install, &c.Uninstall, &c.Snippet, &c.Accept} {
 		sub.setRoot(c)
 	}
 	status := run("matrixx-hook", hookHelp, c, args, stdin, stdout, stderr)
@@ -173,4 +179,24 @@ type continueCmd struct {
 type sessionStartCmd struct {
 	sub
 	eventFlags
+}
+
+type acceptCmd struct {
+	sub
+	eventFlags
+}
+
+func (c *acceptCmd) setRoot(h *hookCmd) { c.root, c.self = h, c }
+func (c *acceptCmd) BeforeApply() error { c.choose(); return nil }
+
+// run records the current state as good and prints
+// {"accepted":{"config":N,"plans":N,"state":N,"tasks":N},"notRecorded":[…]}.
+func (c *acceptCmd) run(a *app) error {
+	r := &hook.Runner{Env: a.env, Stdout: a.stdout, Stderr: a.stderr, Dir: c.Dir}
+	res, err := r.Accept()
+	if err != nil {
+		return err
+	}
+	a.emit(res)
+	return nil
 }

@@ -178,6 +178,9 @@ func (p *planCmd) plans(a *app) (*env, *plan.Store, error) {
 		Root: e.root,
 		Lock: lock.Options{Timeout: e.store.Lock.Timeout, NoKernel: e.store.Lock.NoKernel},
 	}
+	if e.integrity != nil {
+		s.Record = e.integrity.Plans().Recorder()
+	}
 	return e, s, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 )
 
@@ -29,6 +30,9 @@ type States struct {
 	// written through. Empty: Dir's parent.
 	Base string
 	Now  func() time.Time
+	// Record, when set, records each write and removal in the integrity
+	// ledger of the hooks' state (docs/integrity.md).
+	Record *integrity.Recorder
 }
 
 // MaxStateBytes caps a state file: 64 KiB (they hold a few counters). A
@@ -110,7 +114,7 @@ func (s States) Save(key string, st State) error {
 	if err != nil {
 		return err
 	}
-	if err := durable.WriteFile(s.file(key), append(data, '\n'), durable.Options{}); err != nil {
+	if err := s.Record.WriteFile(s.file(key), append(data, '\n'), durable.Options{}); err != nil {
 		return err
 	}
 	s.sweep()
@@ -132,7 +136,7 @@ func (s States) sweep() {
 			continue
 		}
 		if fi, err := e.Info(); err == nil && now().Sub(fi.ModTime()) > KeepStates {
-			_ = os.Remove(filepath.Join(s.Dir, e.Name()))
+			_ = s.Record.Remove(filepath.Join(s.Dir, e.Name()))
 		}
 	}
 }

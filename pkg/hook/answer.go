@@ -28,9 +28,12 @@ func deny(reason string) preToolUseAnswer {
 }
 
 // stopAnswer blocks a stop (Stop, SubagentStop): {"decision":"block","reason":"…"}.
+// With systemMessage (to the person) when the integrity check adopted or
+// undid something; a stop that is not blocked then carries only it.
 type stopAnswer struct {
-	Decision string `json:"decision"`
-	Reason   string `json:"reason"`
+	Decision      string `json:"decision,omitempty"`
+	Reason        string `json:"reason,omitempty"`
+	SystemMessage string `json:"systemMessage,omitempty"`
 }
 
 // contextAnswer adds context at session start:

@@ -9,4 +9,7 @@ type (
 	StopAnswer = stopAnswer
 	// ContextAnswer adds context (see contextAnswer).
 	ContextAnswer = contextAnswer
+	// PostToolUseAnswer reports what the integrity check put back, with
+	// the notepad writer's context (see postAnswer).
+	PostToolUseAnswer = postAnswer
 )

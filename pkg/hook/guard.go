@@ -11,6 +11,16 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
 
+// guardAndMark runs the guard and, when the call is allowed, records the
+// start of the call for the integrity check.
+func (r *Runner) guardAndMark(ev *Event, sc *scan) any {
+	a := r.preToolUseAll(ev, sc)
+	if _, deny := a.(preToolUseAnswer); !deny {
+		r.markCall(ev) // allowed (a Gemini session stamp is an allowed call too)
+	}
+	return a
+}
+
 // preToolUse is task-edit-guard (spec §8.2, D13): it builds a guard.Request
 // from the event and denies when the guard does. A tool call with neither a
 // command nor a path field gets no opinion without any file access.

@@ -7,9 +7,11 @@
 // Routing (Dispatch):
 //
 //	PreToolUse, any tool with a command or a path field → task-edit-guard (pkg/guard)
-//	PostToolUse, Bash running task-create/task-update, or mcp__*__task_create/task_update → task-notepad-writer (pkg/notepad)
-//	PostToolUse, any tool → renewal of the session's claim leases when due (lease.go)
-//	Stop, SubagentStop → task-continuation-enforcer (pkg/enforce)
+//	PreToolUse, allowed → a tool-call marker for the integrity check (pkg/integrity)
+//	PostToolUse, PostToolUseFailure → task-integrity-check (pkg/integrity, docs/integrity.md), then
+//	  for a PostToolUse: renewal of the session's claim leases when due (lease.go), and for Bash
+//	  running task-create/task-update, or mcp__*__task_create/task_update → task-notepad-writer (pkg/notepad)
+//	Stop, SubagentStop → task-integrity-check, then task-continuation-enforcer (pkg/enforce)
 //	SessionStart → task-session-start
 //	anything else → no output
 //
@@ -174,9 +176,9 @@ func (r *Runner) route(mode Mode, ev *Event, sc *scan) handler {
 	}
 	switch name {
 	case PreToolUse:
-		return handler{name: NameGuard, run: r.preToolUseAll, fail: r.guardFailure}
-	case PostToolUse:
-		return handler{name: NameNotepad, run: r.postToolUse}
+		return handler{name: NameGuard, run: r.guardAndMark, fail: r.guardFailure}
+	case PostToolUse, PostToolUseFailure:
+		return handler{name: NameIntegrity, run: r.afterTool}
 	case Stop, SubagentStop:
 		return handler{name: NameContinuation, run: r.stop}
 	case SessionStart:

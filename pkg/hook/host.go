@@ -225,6 +225,26 @@ type geminiToolInputOutput struct {
 // CLI reads Claude Code's answers as they are, but voids an answer with any
 // field it does not know, so its answers are exactly those shapes.
 func translate(host Host, v any) any {
+	if host == HostCodex {
+		// systemMessage is not one of Codex's answer fields: the line for
+		// the agent rides in additionalContext alone.
+		if a, ok := v.(postAnswer); ok {
+			if a.HookSpecificOutput == nil {
+				return nil
+			}
+			a.SystemMessage = ""
+			return a
+		}
+		if a, ok := v.(stopAnswer); ok && a.SystemMessage != "" {
+			if a.Decision == "" {
+				return nil
+			}
+			a.Reason = a.SystemMessage + "\n" + a.Reason
+			a.SystemMessage = ""
+			return a
+		}
+		return v
+	}
 	if host != HostGemini {
 		return v
 	}

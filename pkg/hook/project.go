@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"os"
 	"path/filepath"
 	"time"
@@ -61,5 +62,11 @@ func (r *Runner) project(ev *Event) (*proj, error) {
 		PluginSchema: cfg.Tasks.PluginSchema,
 	}
 	st.Lock.NoKernel = r.Env.Getenv("MATRIXX_NO_FLOCK") == "1"
+	if !r.off() && !cfg.HookDisabled(NameIntegrity) {
+		// The hooks' own store writes (lease renewals) are recorded like
+		// the binaries', so the integrity check never takes them for a
+		// change made behind the toolkit's back (docs/integrity.md).
+		st.Record = integrity.NewProject(root, layout.Dir, ocDir, r.integrityHome(root)).Tasks().Recorder()
+	}
 	return &proj{root: root, cfg: cfg, store: st}, cfgErr
 }

@@ -28,10 +28,13 @@ type Entry struct {
 // Entries are what install adds to Claude Code's settings, in order. The
 // PreToolUse matcher covers every tool the guard decides on; PostToolUse
 // covers the same tools: the two ways the task tools run (Bash, MCP) for
-// the notepads, and the common ones for lease renewal (docs/claims.md).
+// the notepads, the common ones for lease renewal (docs/claims.md), and
+// every tool that can write for the integrity check (docs/integrity.md);
+// PostToolUseFailure covers the tools that can write.
 var Entries = []Entry{
 	{PreToolUse, "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|TodoWrite|TodoRead|TaskCreate|TaskUpdate|TaskList|TaskGet|mcp__.*"},
 	{PostToolUse, "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|mcp__.*"},
+	{PostToolUseFailure, "Bash|Write|Edit|MultiEdit|NotebookEdit|mcp__.*"},
 	{Stop, ""},
 	{SubagentStop, ""},
 	{SessionStart, ""},

@@ -74,13 +74,14 @@ func TestInstallUninstall(t *testing.T) {
 		check    func(t *testing.T, h map[string][][]string)
 	}{
 		{"empty file", "", true, func(t *testing.T, h map[string][][]string) {
-			if len(h) != 5 || h["Stop"][0][0] != "=/x/matrixx-hook" || h["PreToolUse"][0][0] != Entries[0].Matcher+"=/x/matrixx-hook" {
+			if len(h) != 6 || h["Stop"][0][0] != "=/x/matrixx-hook" || h["PreToolUse"][0][0] != Entries[0].Matcher+"=/x/matrixx-hook" {
 				t.Errorf("%v", h)
 			}
 		}},
 		{"already installed", `{"hooks":{
 			"PreToolUse":[{"matcher":"Bash|Write|Edit|MultiEdit|NotebookEdit|Read|TodoWrite|TodoRead|TaskCreate|TaskUpdate|TaskList|TaskGet|mcp__.*","hooks":[{"type":"command","command":"/x/matrixx-hook"}]}],
 			"PostToolUse":[{"matcher":"Bash|Write|Edit|MultiEdit|NotebookEdit|Read|mcp__.*","hooks":[{"type":"command","command":"/x/matrixx-hook"}]}],
+			"PostToolUseFailure":[{"matcher":"Bash|Write|Edit|MultiEdit|NotebookEdit|mcp__.*","hooks":[{"type":"command","command":"/x/matrixx-hook"}]}],
 			"Stop":[{"hooks":[{"type":"command","command":"/x/matrixx-hook"}]}],
 			"SubagentStop":[{"hooks":[{"type":"command","command":"/x/matrixx-hook"}]}],
 			"SessionStart":[{"hooks":[{"type":"command","command":"/x/matrixx-hook"}]}]}}`, false, nil},

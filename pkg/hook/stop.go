@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/enforce"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 )
 
@@ -36,7 +38,30 @@ func StateDir(root string) string { return filepath.Join(root, ".matrixx", "stat
 // actionable work (pkg/enforce), nothing otherwise. It never blocks because
 // of its own error: an unreadable store, a broken config or a state file it
 // cannot write all let the agent stop.
-func (r *Runner) stop(ev *Event, _ *scan) any {
+func (r *Runner) stop(ev *Event, sc *scan) any {
+	out := r.integrityCheck(ev, false)
+	a := r.continuation(ev, sc)
+	line, note := out.agentLine(), out.adoptedNote()
+	switch {
+	case a != nil && line != "":
+		a.Reason += " " + line
+	case a == nil && line != "" && !ev.StopHookActive:
+		a = &stopAnswer{Decision: "block", Reason: line}
+	case line != "":
+		note = strings.TrimSpace(line + " " + note)
+	}
+	if a == nil {
+		if note == "" {
+			return nil
+		}
+		return stopAnswer{SystemMessage: note}
+	}
+	a.SystemMessage = note
+	return *a
+}
+
+// continuation is task-continuation-enforcer's decision.
+func (r *Runner) continuation(ev *Event, _ *scan) *stopAnswer {
 	if ev.Background > 0 {
 		r.log.Printf(NameContinuation, "allow: %d background task(s) running", ev.Background)
 		return nil
@@ -75,6 +100,9 @@ func (r *Runner) stop(ev *Event, _ *scan) any {
 		Entries:              snap.Entries,
 	}
 	states := enforce.States{Dir: filepath.Join(StateDir(p.root), "continuation"), Base: filepath.Join(p.root, ".matrixx"), Now: r.Now}
+	if !p.cfg.HookDisabled(NameIntegrity) && !r.off() {
+		states.Record = integrity.NewProject(p.root, p.store.Dir, "", r.integrityHome(p.root)).State().Recorder()
+	}
 	key := ev.SessionID
 	if in.Subagent {
 		key = enforce.Key(ev.SessionID, ev.AgentID)
@@ -102,10 +130,18 @@ func (r *Runner) stop(ev *Event, _ *scan) any {
 		r.log.Printf(NameContinuation, "allow: no session_id to count blocks against (%s)", out.Why)
 		return nil
 	}
-	if err := states.Save(key, out.State); err != nil {
+	err = states.Save(key, out.State)
+	if err != nil && states.Record != nil {
+		// A ledger that cannot be written must not stop the count: at
+		// worst the check puts the previous count back.
+		r.log.Printf(NameContinuation, "state not recorded for the integrity check: %v", err)
+		states.Record = nil
+		err = states.Save(key, out.State)
+	}
+	if err != nil {
 		r.log.Printf(NameContinuation, "allow: cannot record the block (%v), and a block without a count could loop", err)
 		return nil
 	}
 	r.log.Printf(NameContinuation, "%s", out.Why)
-	return stopAnswer{Decision: "block", Reason: out.Reason}
+	return &stopAnswer{Decision: "block", Reason: out.Reason}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hashline"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 )
 
@@ -46,6 +47,9 @@ type Store struct {
 	Root string
 	// Lock tunes lock acquisition.
 	Lock lock.Options
+	// Record, when set, records every write and removal of a plan in the
+	// integrity ledger under the lock (docs/integrity.md).
+	Record *integrity.Recorder
 }
 
 // Path returns the file of plan name (which must be valid).
@@ -184,7 +188,7 @@ func (s *Store) write(l *lock.Lock, name string, data []byte, expect *durable.Ex
 	if len(data) > MaxBytes {
 		return tooLarge(len(data))
 	}
-	if err := durable.WriteFile(s.Path(name), data, durable.Options{BeforeRename: l.Check, Expect: expect}); err != nil {
+	if err := s.Record.WriteFile(s.Path(name), data, durable.Options{BeforeRename: l.Check, Expect: expect}); err != nil {
 		if errors.Is(err, durable.ErrChanged) {
 			return errcode.New(errcode.TaskLockUnavailable, "%s changed after this process read it under the lock: the lock was taken over while this process was paused, and the other write stands; nothing was written, retry", s.rel(s.Path(name)))
 		}

@@ -192,7 +192,7 @@ func (s *Store) Delete(name string) (*Deleted, error) {
 		if fi, err := os.Lstat(s.Path(name)); err == nil && !fi.Mode().IsRegular() {
 			return errcode.New(errcode.InvalidFilePath, "%s is not a plain file written by plan create (a symbolic link, directory or device); remove it by hand if it is yours", s.rel(s.Path(name)))
 		}
-		if err := os.Remove(s.Path(name)); err != nil {
+		if err := s.Record.Remove(s.Path(name)); err != nil {
 			if os.IsNotExist(err) {
 				return s.openError(name, err)
 			}

@@ -246,7 +246,7 @@ func Docs() []Doc {
 			Output: answer("--where's answer (every task binary, and plan --where SUBCOMMAND): what the command would use and why; nothing is read or written.", mustFor[cli.WhereAnswer](false))},
 		{Name: "matrixx-hook", Command: "matrixx-hook", Input: hookInput(),
 			Output: answer("matrixx-hook's answer: a PreToolUse denial, a Stop/SubagentStop block, added context (SessionStart), or the error envelope of a usage error; no output at all means no opinion.",
-				mustFor[hook.PreToolUseAnswer](false), mustFor[hook.StopAnswer](false), mustFor[hook.ContextAnswer](false))},
+				mustFor[hook.PreToolUseAnswer](false), mustFor[hook.StopAnswer](false), mustFor[hook.ContextAnswer](false), mustFor[hook.PostToolUseAnswer](false))},
 		{Name: "plan-create", Command: "plan create",
 			Output: answer("plan create's answer, or the error envelope.", mustFor[plan.Created](false))},
 		{Name: "plan-read", Command: "plan read --json",

@@ -75,10 +75,17 @@ func (s *Store) Cleanup(req *task.CleanupRequest, openItem OpenPlanItem) (*Clean
 			// was selected with: a cleanup paused past its lock's stale
 			// age never deletes a task another writer reopened meanwhile.
 			want := status[id]
-			err := durable.RemoveIf(filepath.Join(s.Dir, task.FileName(id)), func(data []byte) bool {
-				t, err := task.DecodeRecord(data)
-				return err == nil && t.ID == id && t.Status == want
-			})
+			path := filepath.Join(s.Dir, task.FileName(id))
+			undo, err := s.Record.Removing(path)
+			if err == nil {
+				err = durable.RemoveIf(path, func(data []byte) bool {
+					t, err := task.DecodeRecord(data)
+					return err == nil && t.ID == id && t.Status == want
+				})
+				if err != nil {
+					undo()
+				}
+			}
 			if errors.Is(err, durable.ErrChanged) {
 				res.Problems = append(res.Problems, Problem{File: task.FileName(id), Error: "changed by another writer while this cleanup ran; kept"})
 				continue

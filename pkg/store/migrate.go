@@ -58,10 +58,11 @@ func (tx *txn) copyLegacy() int {
 		}
 		data, _, err := readRecordFile(filepath.Join(s.LegacyDir, name))
 		if err == nil {
-			err = durable.WriteFile(dst, data, durable.Options{BeforeRename: tx.l.Check})
+			err = s.Record.WriteFile(dst, data, durable.Options{BeforeRename: tx.l.Check})
 		}
 		if err == nil {
 			err = os.Chtimes(dst, e.ModTime, e.ModTime)
+			s.Record.Done(dst, data) // the kept mtime is the good one
 		}
 		if err != nil {
 			s.logf("legacy migration: %s: %v", name, err)

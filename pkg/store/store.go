@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
@@ -64,6 +65,9 @@ type Store struct {
 	// ownership check and before its replace: fault tests stop the process
 	// there (MATRIXX_FAULT_STOP_AFTER_LOCK_CHECK) to prove the fencing.
 	AfterLockCheck func()
+	// Record, when set, records every write and removal of a record in
+	// the integrity ledger under the lock (docs/integrity.md).
+	Record *integrity.Recorder
 }
 
 // Layout is where the resolved store lives.

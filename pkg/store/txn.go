@@ -150,7 +150,7 @@ func (tx *txn) writeAt(t *task.Task, mtime time.Time) error {
 			return nil
 		}
 	}
-	err = durable.WriteFile(path, data, durable.Options{BeforeRename: before, NoDirSync: true, ModTime: mtime, Expect: expect})
+	err = tx.s.Record.WriteFile(path, data, durable.Options{BeforeRename: before, NoDirSync: true, ModTime: mtime, Expect: expect})
 	if errors.Is(err, durable.ErrChanged) {
 		err = errcode.New(errcode.TaskLockUnavailable, "%s changed after this process read it under the lock: the lock was taken over while this process was paused, and the other write stands; nothing was written, retry", task.FileName(t.ID))
 	}

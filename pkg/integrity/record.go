@@ -1,0 +1,154 @@
+package integrity
+
+import (
+	"fmt"
+
+	"errors"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// Recorder records the writes of our binaries to one area, in the area's
+// ledger, while the writer holds the area's lock. A nil *Recorder records
+// nothing (the second line is not set up, e.g. in unit tests).
+type Recorder struct {
+	// Ledger is the area's ledger directory (Area.Ledger).
+	Ledger string
+	// ByPath names entries by absolute path (file areas such as the
+	// config) instead of by base name (directory areas).
+	ByPath bool
+}
+
+func (r *Recorder) name(path string) string {
+	if r.ByPath {
+		return path
+	}
+	return filepath.Base(path)
+}
+
+// Intent records, before the rename that makes it visible, that path is
+// about to hold data with permissions perm: the content is kept as a blob
+// and a P line is appended to the journal. An error means the write must
+// not happen (the caller aborts it, so no write of ours is ever missing
+// from the ledger). undo, for a rename that then failed, records the file
+// as it really is.
+func (r *Recorder) Intent(path string, data []byte, perm os.FileMode) (undo func(), err error) {
+	if r == nil {
+		return func() {}, nil
+	}
+	sum := SumOf(data)
+	if err := saveBlob(r.Ledger, sum, data); err != nil {
+		return nil, err
+	}
+	e := &Entry{Sum: sum, Stat: Stat{Size: int64(len(data)), Mode: unix.S_IFREG | uint32(perm.Perm())}}
+	if err := appendLines(r.Ledger, putLine(r.name(path), e)); err != nil {
+		return nil, err
+	}
+	return func() { r.Observe(path) }, nil
+}
+
+// Done records the stat tuple of path after its rename (best effort: a
+// lost S line only costs one hash at the next check).
+func (r *Recorder) Done(path string, data []byte) {
+	if r == nil {
+		return
+	}
+	st, err := lstat(path)
+	if err != nil {
+		return
+	}
+	_ = appendLines(r.Ledger, settleLine(r.name(path), &Entry{Sum: SumOf(data), Stat: st}))
+}
+
+// Removing records, before the removal, that path is about to be removed.
+// undo, for a removal that then failed, records the file as it is.
+func (r *Recorder) Removing(path string) (undo func(), err error) {
+	if r == nil {
+		return func() {}, nil
+	}
+	if err := appendLines(r.Ledger, deleteLine(r.name(path))); err != nil {
+		return nil, err
+	}
+	return func() { r.Observe(path) }, nil
+}
+
+// Observe records path as it is now (a P line with its hash and stat, or
+// a D line when it is missing). Used to undo an intent whose rename or
+// removal failed; the caller holds the lock.
+func (r *Recorder) Observe(path string) {
+	if r == nil {
+		return
+	}
+	st, err := lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		_ = appendLines(r.Ledger, deleteLine(r.name(path)))
+		return
+	}
+	if err != nil || !st.regular() {
+		return
+	}
+	data, err := readCapped(path, 64<<20)
+	if err != nil {
+		return
+	}
+	sum := SumOf(data)
+	if saveBlob(r.Ledger, sum, data) != nil {
+		return
+	}
+	_ = appendLines(r.Ledger, putLine(r.name(path), &Entry{Sum: sum, Stat: st}))
+}
+
+// WriteFile is durable.WriteFile recorded in r: opt.BeforeRename (the
+// writer's lock check) runs first, then the intent is recorded; after the
+// rename the stat tuple is. A nil r writes without recording.
+func (r *Recorder) WriteFile(path string, data []byte, opt durable.Options) error {
+	if r == nil {
+		return durable.WriteFile(path, data, opt)
+	}
+	perm := opt.Perm
+	if perm == 0 {
+		perm = 0o644
+	}
+	check := opt.BeforeRename
+	var undo func()
+	opt.BeforeRename = func() error {
+		if check != nil {
+			if err := check(); err != nil {
+				return err
+			}
+		}
+		u, err := r.Intent(path, data, perm)
+		if err != nil {
+			return fmt.Errorf("recording the write in the integrity ledger %s (make it writable, set XDG_STATE_HOME, or list task-integrity-check in disabled_hooks): %w", r.Ledger, err)
+		}
+		undo = u
+		return nil
+	}
+	err := durable.WriteFile(path, data, opt)
+	switch {
+	case err != nil && undo != nil:
+		undo()
+	case err == nil:
+		r.Done(path, data)
+	}
+	return err
+}
+
+// Remove is os.Remove recorded in r (a nil r removes without recording).
+func (r *Recorder) Remove(path string) error {
+	if r == nil {
+		return os.Remove(path)
+	}
+	undo, err := r.Removing(path)
+	if err != nil {
+		return fmt.Errorf("recording the removal in the integrity ledger %s (make it writable, set XDG_STATE_HOME, or list task-integrity-check in disabled_hooks): %w", r.Ledger, err)
+	}
+	if err := os.Remove(path); err != nil {
+		undo()
+		return err
+	}
+	return nil
+}
