@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"strings"
+	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -83,6 +85,12 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 		Log:          a.stderr,
 	}
 	st.Lock.NoKernel = a.env.Getenv("MATRIXX_NO_FLOCK") == "1"
+	if a.env.Getenv("MATRIXX_FAULT_STOP_AFTER_LOCK_CHECK") == "1" {
+		// Fault injection for the fencing tests (t/fault): the process
+		// stops itself (SIGSTOP) between each write's last lock check and
+		// its replace, the moment a late write would come from.
+		st.AfterLockCheck = stopSelf
+	}
 	ip := integrity.NewProject(root, layout.Dir, ocDir, integrity.Home(a.env.Getenv, a.env.Home, root))
 	if !cfg.HookDisabled(hook.NameIntegrity) {
 		// Every write is recorded for the post-call check (docs/integrity.md);
@@ -115,3 +123,6 @@ func checkSession(s string) error {
 	}
 	return nil
 }
+
+// stopSelf sends SIGSTOP to this process (fault injection only).
+func stopSelf() { _ = syscall.Kill(os.Getpid(), syscall.SIGSTOP) }

@@ -13,6 +13,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 )
 
 // settingsFlags choose the Claude Code settings file (DESIGN D16).
@@ -371,7 +372,7 @@ func readSettings(path string) ([]byte, fs.FileMode, error) {
 	if err != nil {
 		return nil, 0, errcode.Wrap(errcode.InternalError, err, "reading %s", path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, maxUserFileBytes, true)
 	if err != nil {
 		return nil, 0, errcode.Wrap(errcode.InternalError, err, "reading %s", path)
 	}
@@ -389,3 +390,7 @@ func writeSettings(path string, data []byte, mode fs.FileMode) error {
 	}
 	return nil
 }
+
+// maxUserFileBytes caps a settings or guide file that install reads: 16 MiB,
+// checked before reading (a sparse giant is refused, not read whole).
+const maxUserFileBytes = 16 << 20

@@ -117,7 +117,7 @@ func summary(session string, scoped bool, staleAfter time.Duration, now time.Tim
 		list(all)
 	}
 	b.WriteString("Manage tasks only with task-create, task-list, task-get and task-update (plans with plan); never edit .matrixx/tasks or .matrixx/plans directly. Mark a task in_progress before you work on it and completed when done.")
-	return b.String()
+	return enforce.Cap(b.String(), enforce.MaxReasonBytes)
 }
 
 // appendExport appends `export NAME=<quoted value>` to file unless the last

@@ -44,7 +44,7 @@ func (s *Store) claimOne(req ClaimRequest) (*task.Task, error) {
 	}
 	var out *task.Task
 	err := s.transact(func(tx *txn) error {
-		t, mtime, err := s.read(req.ID)
+		t, mtime, err := tx.readRec(req.ID)
 		if err != nil {
 			return err
 		}
@@ -78,7 +78,7 @@ func (s *Store) claimNext(req ClaimRequest) (*task.Task, error) {
 	err = s.transact(func(tx *txn) error {
 		try := func(ids []string) (bool, error) {
 			for _, id := range ids {
-				t, mtime, err := s.read(id)
+				t, mtime, err := tx.readRec(id)
 				if err != nil || t == nil {
 					continue // gone or broken since the scan: not claimable
 				}
@@ -282,7 +282,7 @@ func (s *Store) RenewClaims(session string) (renewed int, next time.Time, err er
 	}
 	err = s.transact(func(tx *txn) error {
 		for _, id := range due {
-			t, mtime, err := s.read(id)
+			t, mtime, err := tx.readRec(id)
 			if err != nil || t == nil {
 				continue
 			}

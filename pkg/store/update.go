@@ -30,7 +30,7 @@ func (s *Store) Update(req *task.UpdateRequest) (*task.Task, bool, error) {
 	var out *task.Task
 	changed := false
 	err := s.transact(func(tx *txn) error {
-		t, err := s.Get(req.ID)
+		t, err := tx.get(req.ID)
 		if err != nil {
 			return err
 		}
