@@ -320,6 +320,15 @@ Without flags, stdin is read only when its first non-blank character is "{"; any
 left unread (a bare task-list in a "while read" loop does not eat the loop's input). A socket
 stdin (an agent host's) that sends nothing within 250 ms is not waited for: the defaults apply.`
 
+// stdinDoctor is stdinOptional for task-doctor, which takes no id
+// argument.
+const stdinDoctor = `Give flags or a JSON document on stdin. With flags, stdin is only looked at (for up to 10 ms),
+never read: a document there too (its first non-blank character is "{") is ignored with a warning
+on stderr (give </dev/null to silence it), and other text is left to its reader. Without flags,
+stdin is read only when its first non-blank character is "{"; anything else is left unread (a
+bare task-doctor in a "while read" loop does not eat the loop's input). A socket stdin (an agent
+host's) that sends nothing within 250 ms is not waited for: the defaults apply.`
+
 const stdinCleanup = `Give flags or a JSON document on stdin, not both: with flags, stdin is only looked at (for up to
 10 ms), never read, and a document there too (its first non-blank character is "{") is a usage
 error (exit 2) and nothing is deleted; give </dev/null if stdin is meant for something else.

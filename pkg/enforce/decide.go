@@ -153,7 +153,7 @@ func Directive(in Input, q Queue) string {
 	if in.Subagent {
 		b.WriteString("Finish the work, then mark each task completed (task-update <id> --status completed). If you cannot finish, set it back to pending and say why in its description (task-update <id> --status pending --description …) so the parent agent can take over.")
 	} else {
-		b.WriteString("Continue any in_progress task, else take the next pending task that is not blocked. Mark a task in_progress before you start it (task-update <id> --status in_progress) and completed when it is done (task-update <id> --status completed). Respect blockedBy: a blocked task waits until its blockers are completed. If a task no longer applies, set its status to deleted. Stop only when no task is left.")
+		b.WriteString("Continue any in_progress task, else take the next pending task that is not blocked. Start a task with task-claim <id> --owner <you> (task-claim --owner <you> takes the next ready one) and mark it completed when it is done (task-update <id> --status completed). Respect blockedBy: a blocked task waits until its blockers are completed. If a task no longer applies, set its status to deleted. Stop only when no task is left.")
 	}
 	b.WriteString(stuckAdvice(q))
 	if q.Stale > 0 {

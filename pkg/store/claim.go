@@ -311,7 +311,9 @@ func (s *Store) RenewClaims(session string) (renewed int, next time.Time, err er
 
 // updateClaim keeps metadata.claim in step with an update (docs/claims.md):
 //
-//   - any status but in_progress ends the claim (removes it);
+//   - any status but in_progress ends the claim (removes it); back to
+//     pending it also clears the owner when that is the claim's owner and
+//     the request does not set owner itself;
 //   - an update that makes the task in_progress, changes the owner of an
 //     in_progress task, comes from another session than the claim's, or
 //     gives a lease records a claim: the owner, the session (none for
@@ -321,6 +323,13 @@ func (s *Store) RenewClaims(session string) (renewed int, next time.Time, err er
 //   - other updates of an in_progress task leave the claim as it is.
 func updateClaim(t *task.Task, prevStatus task.Status, prevOwner string, req *task.UpdateRequest, session string, now time.Time) {
 	if t.Status != task.InProgress {
+		// Back to pending, the claim's owner gives the task back to the
+		// queue: unless the request sets the owner itself, the owner goes
+		// too (next-ready claims skip pending tasks owned by others).
+		if old := claim.Of(t); old != nil && t.Status == task.Pending && prevStatus == task.InProgress &&
+			req.Owner == nil && old.Owner != "" && t.Owner == old.Owner {
+			t.Owner = ""
+		}
 		claim.Clear(t)
 		return
 	}
