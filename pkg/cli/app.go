@@ -151,6 +151,15 @@ func run(name, description string, cmd command, args []string, stdin io.Reader, 
 	if _, err := parser.Parse(args); err != nil {
 		return a.fail(errcode.New(errcode.InvalidArguments, "%v (see %s --help)", err, name))
 	}
+	// --where is answered here, for every binary with the common flags,
+	// before the command runs: it prints what would be used and why, reads
+	// no stdin and writes nothing (docs/design.md S28).
+	if w, ok := cmd.(interface{ whereGlobals() *globals }); ok && w.whereGlobals().Where {
+		if err := a.where(w.whereGlobals()); err != nil {
+			return a.fail(err)
+		}
+		return a.exit
+	}
 	if err := cmd.run(a); err != nil {
 		return a.fail(err)
 	}
