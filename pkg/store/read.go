@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -96,7 +97,12 @@ func readRecordFile(path string) ([]byte, time.Time, error) {
 		return nil, time.Time{}, err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, time.Time{}, errors.New("not a regular file")
+		// The same words as task-list's problems (typeProblem).
+		typ := os.ModeIrregular
+		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			typ = os.ModeDir
+		}
+		return nil, time.Time{}, typeProblem(typ)
 	}
 	data, err := readAll(fd, make([]byte, 0, st.Size+1))
 	return data, time.Unix(st.Mtim.Unix()), err
@@ -149,6 +155,11 @@ func readRest(fd int, buf []byte) ([]byte, error) {
 func decodeNamed(name string, data []byte) (*task.Task, error) {
 	if len(data) == 0 {
 		return nil, errcode.New(errcode.ValidationError, "empty file")
+	}
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		// JSON.parse refuses it too: the record stays corrupt, and the
+		// problem says why in words.
+		return nil, errcode.New(errcode.ValidationError, "starts with a byte-order mark (EF BB BF): a task file is UTF-8 JSON without one; remove its first 3 bytes")
 	}
 	t, err := task.DecodeRecord(data)
 	if err != nil {
