@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The SDK's stdio transport ends the session at the first line it cannot
@@ -22,7 +23,14 @@ type lineFilter struct {
 	buf []byte // bytes read, not yet a complete line
 	out []byte // checked lines, to pass on
 	err error  // the reader's error, once it has one
+	// skipping: the line being read is over maxLine bytes; it was
+	// answered and is dropped up to its newline.
+	skipping bool
 }
+
+// maxLine is the longest line passed on: the SDK's own limit
+// (mcp.DefaultMaxLineLength, 16 MiB), past which it would end the session.
+const maxLine = mcp.DefaultMaxLineLength
 
 // lockedWriter serializes the SDK's writes (one message per Write) with
 // lineFilter's error answers, so lines never interleave.
@@ -59,7 +67,17 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 			}
 			line := f.buf[:i+1]
 			f.buf = f.buf[i+1:]
+			if f.skipping {
+				f.skipping = false // the end of the long line
+				continue
+			}
 			f.check(line)
+		}
+		if f.skipping {
+			f.buf = nil
+		} else if len(f.buf) > maxLine {
+			f.answer(nil, jsonrpc.CodeParseError, "Parse error: the line is longer than 16 MiB")
+			f.buf, f.skipping = nil, true
 		}
 		if len(f.buf) == 0 {
 			f.buf = nil
@@ -75,6 +93,10 @@ func (f *lineFilter) check(line []byte) {
 	msg := bytes.TrimSpace(line)
 	if len(msg) == 0 {
 		return // blank lines carry nothing
+	}
+	if len(msg) > maxLine {
+		f.answer(nil, jsonrpc.CodeParseError, "Parse error: the line is longer than 16 MiB")
+		return
 	}
 	if !json.Valid(msg) {
 		f.answer(nil, jsonrpc.CodeParseError, "Parse error: the line is not JSON")
