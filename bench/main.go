@@ -3,7 +3,7 @@
 // directory, generates task stores, runs each binary many times alternated
 // with its baseline, and prints Markdown tables of medians and ratios.
 //
-//	go run ./bench [-runs 31] [-quick] [-only hook,session,list,create,contention,growth,mcp,claim,hosts,integrity] [-keep]
+//	go run ./bench [-runs 31] [-quick] [-only hook,session,list,create,contention,growth,mcp,claim,hosts,integrity,porcelain] [-keep]
 //
 // `make bench` runs it. Needs nothing but the Go toolchain.
 package main
@@ -36,7 +36,7 @@ func main() {
 		os.Exit(rssChild(os.Args[2:]))
 	}
 	var c config
-	only := flag.String("only", "hook,session,list,create,contention,growth,mcp,claim,hosts,integrity", "comma-separated sections to run")
+	only := flag.String("only", "hook,session,list,create,contention,growth,mcp,claim,hosts,integrity,porcelain", "comma-separated sections to run")
 	flag.IntVar(&c.runs, "runs", 31, "timed runs per figure (each alternated with its baseline)")
 	flag.BoolVar(&c.quick, "quick", false, "fewer runs and no 50,000-task store (a smoke run)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temp directory (binaries and stores)")
@@ -116,6 +116,7 @@ func run(c *config) error {
 		{"mcp", b.mcp},
 		{"claim", b.claim},
 		{"integrity", b.integrity},
+		{"porcelain", b.porcelain},
 	} {
 		if !c.only[s.name] {
 			continue

@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/porcelain"
 )
 
 func TestMain(m *testing.M) {
@@ -24,6 +25,7 @@ func TestMain(m *testing.M) {
 		"task-doctor":  recorded("task-doctor", cli.TaskDoctor),
 		"plan":         recorded("plan", cli.Plan),
 		"matrixx-hook": recorded("matrixx-hook", cli.MatrixxHook),
+		"matrixx":      recorded("matrixx", porcelain.Main),
 		// sockwrap gives a command a socket stdin that never closes
 		// (socket_stdin_test.go).
 		"sockwrap": sockwrap,
@@ -39,6 +41,9 @@ func TestScripts(t *testing.T) {
 		Setup:               setup,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
+		// UPDATE_GOLDEN=1 rewrites the cmp files of the scripts run (then
+		// review the diff).
+		UpdateScripts: os.Getenv("UPDATE_GOLDEN") != "",
 	})
 }
 
@@ -57,6 +62,14 @@ func setup(env *testscript.Env) error {
 	env.Setenv("MATRIXX_LOCK_TIMEOUT_MS", "")
 	env.Setenv("MATRIXX_NO_FLOCK", "")
 	env.Setenv("MATRIXX_DEBUG", "")
+	// The porcelain's output decisions (docs/porcelain.md): no width limit,
+	// Unicode, no colour unless a script asks.
+	env.Setenv("COLUMNS", "")
+	env.Setenv("LANG", "")
+	env.Setenv("LC_ALL", "")
+	env.Setenv("LC_CTYPE", "")
+	env.Setenv("NO_COLOR", "")
+	env.Setenv("MATRIXX_OWNER", "")
 	if err := recordCalls(env); err != nil {
 		return err
 	}

@@ -33,6 +33,9 @@ type app struct {
 	env    project.Env
 	pretty bool
 	exit   int
+	// opened is the project env once open has resolved it (one command,
+	// one project; config warnings print once).
+	opened *env
 	// inProcess is set when RunIn runs the binary inside another program
 	// (matrixx-mcp): nothing process-wide may be changed then.
 	inProcess bool

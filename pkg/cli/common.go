@@ -53,6 +53,9 @@ type env struct {
 // prints config warnings on stderr.
 func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 	a.pretty = g.Pretty
+	if a.opened != nil {
+		return a.opened, nil
+	}
 	root, err := project.Root(g.Dir, a.env)
 	if err != nil {
 		if errcode.Of(err) == errcode.InvalidArguments {
@@ -104,7 +107,8 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 			fmt.Fprintf(a.stderr, "%s: debug: lock %s\n", a.name, b)
 		}
 	}
-	return &env{root: root, cfg: cfg, store: st, before: newStoreState("task store", root, st.Dir), integrity: ip}, nil
+	a.opened = &env{root: root, cfg: cfg, store: st, before: newStoreState("task store", root, st.Dir), integrity: ip}
+	return a.opened, nil
 }
 
 // checkSession refuses a session id (the threadID to stamp) that is not

@@ -11,7 +11,9 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
 
-const hookHelp = `Claude Code hooks for the matrixx task system (docs/hooks.md).
+const hookHelp = `Example: matrixx-hook install
+
+Claude Code hooks for the matrixx task system (docs/hooks.md).
 
 Without a subcommand, read one hook event on stdin and route it on hook_event_name and tool_name:
 

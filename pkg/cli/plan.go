@@ -14,7 +14,9 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 )
 
-const planHelp = `Markdown plans in .matrixx/plans/<name>.md with hash-anchored line edits (docs/plans.md).
+const planHelp = `Example: plan read auth
+
+Markdown plans in .matrixx/plans/<name>.md with hash-anchored line edits (docs/plans.md).
 
   plan create auth < auth.md              raw markdown on stdin (a template when stdin is empty)
   plan read auth                          lines as N#ID|content; --json, --format content

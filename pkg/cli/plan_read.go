@@ -17,7 +17,9 @@ type planReadCmd struct {
 }
 
 func (c *planReadCmd) Help() string {
-	return `Prints the plan's lines as N#ID|content: N is the 1-based line number and ID a 4-symbol hash of
+	return `Example: plan read auth --offset 40 --limit 20
+
+Prints the plan's lines as N#ID|content: N is the 1-based line number and ID a 4-symbol hash of
 the line. plan update needs these N#ID anchors; copy them as they are.
 
   plan read auth                      every line
@@ -96,7 +98,9 @@ func writeContent(w io.Writer, t hashline.Text, lines []hashline.Line) {
 type planListCmd struct{}
 
 func (c *planListCmd) Help() string {
-	return `Answer: {"plans":[{"name","size","progress":{"done","total"}}],"problems"?:[{"file","error"}]}
+	return `Example: plan list
+
+Answer: {"plans":[{"name","size","progress":{"done","total"}}],"problems"?:[{"file","error"}]}
 sorted by name; size is in bytes; progress counts numbered checkbox items. *.md files that are not
 readable plans (bad name, symbolic link, …) are listed in "problems" and on stderr.`
 }

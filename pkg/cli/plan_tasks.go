@@ -17,7 +17,9 @@ type planTasksCmd struct {
 }
 
 func (c *planTasksCmd) Help() string {
-	return `Prints the plan's open numbered items that have no task yet as a task-create batch:
+	return `Example: plan tasks auth | task-create
+
+Prints the plan's open numbered items that have no task yet as a task-create batch:
 
   {"items":[{"subject":"Login form","metadata":{"planName":"auth","planItem":1,"planItemText":"Login form"}}]}
 
@@ -142,7 +144,9 @@ type planCheckCmd struct {
 }
 
 func (c *planCheckCmd) Help() string {
-	return `Sets "N. [ ]" to "N. [x]" (or back with --uncheck) under the plan lock; no anchor needed.
+	return `Example: plan check auth 3
+
+Sets "N. [ ]" to "N. [x]" (or back with --uncheck) under the plan lock; no anchor needed.
 Checking an item that already is checked changes nothing ("changed":false). N is the number the
 plan shows now. To tick the item of a task, use --task ID (or plan sync NAME): the task's
 metadata records the item's number and text when it was filed, and when the number no longer
@@ -219,7 +223,9 @@ type planSyncCmd struct {
 }
 
 func (c *planSyncCmd) Help() string {
-	return `Ticks every open numbered item that has a completed task (metadata planName/planItem) and no
+	return `Example: plan sync auth
+
+Ticks every open numbered item that has a completed task (metadata planName/planItem) and no
 pending or in_progress one. Items are never unticked. Only the checkbox changes: other bytes of
 the file (invalid UTF-8 written by other means included) stay as they are.
 

@@ -17,7 +17,9 @@ type planCreateCmd struct {
 }
 
 func (c *planCreateCmd) Help() string {
-	return `Writes .matrixx/plans/NAME.md with the markdown read on stdin, byte for byte. When stdin is a
+	return `Example: plan create auth < auth.md
+
+Writes .matrixx/plans/NAME.md with the markdown read on stdin, byte for byte. When stdin is a
 terminal or empty, writes a template to fill in with plan update. A pipe or file is read until
 it closes; a socket stdin (an agent host's) that sends nothing within 3 s is "no input" (exit 2),
 and one that sends text and then goes silent for 3 s without closing is refused (exit 2, nothing
@@ -86,7 +88,9 @@ type planUpdateCmd struct {
 }
 
 func (c *planUpdateCmd) Help() string {
-	return `Reads {"edits":[…]} on stdin and applies every edit or none. Each edit:
+	return `Example: echo '{"edits":[…]}' | plan update auth
+
+Reads {"edits":[…]} on stdin and applies every edit or none. Each edit:
 
   {"op":"replace","pos":"N#ID","end":"N#ID","lines":["…"]}  replace lines pos..end (end optional);
                                                           "lines":[] or null deletes them
@@ -142,7 +146,9 @@ type planDeleteCmd struct {
 }
 
 func (c *planDeleteCmd) Help() string {
-	return `Answer: {"name","deleted":true}. Tasks filed from the plan are left alone.
+	return `Example: plan delete auth
+
+Answer: {"name","deleted":true}. Tasks filed from the plan are left alone.
 Errors: invalid_file_path, file_not_found, task_lock_unavailable.`
 }
 

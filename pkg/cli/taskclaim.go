@@ -12,7 +12,9 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const claimHelp = `Claim one task for an owner, atomically (docs/claims.md).
+const claimHelp = `Example: task-claim 7f3a --owner agent-3
+
+Claim one task for an owner, atomically (docs/claims.md).
 
   task-claim T-… --owner agent-3 [--lease 15m]   claim this task
   task-claim --owner agent-3                     claim the next ready task
@@ -44,7 +46,7 @@ A missing --owner is a usage error (exit 2).`
 type claimCmd struct {
 	globals
 	writeFlags
-	ID    string         `arg:"" optional:"" help:"Task id (default: the next ready task)."`
+	ID    string         `arg:"" optional:"" help:"Task id or short handle (default: the next ready task)."`
 	Owner *string        `help:"Who claims the task (required), e.g. agent-3."`
 	Lease *time.Duration `placeholder:"DUR" help:"Lease, e.g. 90s, 15m, 2h (default: tasks.claim_lease, else 15m)."`
 }
@@ -105,6 +107,9 @@ func (c *claimCmd) request(a *app) (*store.ClaimRequest, error) {
 			return nil, err
 		}
 		if c.ID != "" {
+			if err := a.resolveHandles(&c.globals, &c.writeFlags, []*string{&c.ID}, nil); err != nil {
+				return nil, err
+			}
 			if err := task.CheckID(errcode.InvalidTaskID, "id", c.ID); err != nil {
 				return nil, err
 			}

@@ -7,7 +7,9 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const cleanupHelp = `Delete finished tasks (see README.md; decisions in docs/design.md).
+const cleanupHelp = `Example: task-cleanup --dry-run
+
+Delete finished tasks (see README.md; decisions in docs/design.md).
 
   task-cleanup                         delete every completed task
   task-cleanup --older-than 7d         only completed tasks idle for more than 7 days

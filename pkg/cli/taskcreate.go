@@ -12,7 +12,9 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const createHelp = `Create tasks in the project's store (see README.md; decisions in docs/design.md).
+const createHelp = `Example: task-create --subject "Build backend"
+
+Create tasks in the project's store (see README.md; decisions in docs/design.md).
 
 Reads one task object or a batch {"items":[…]} on stdin, or builds one task from flags:
 
@@ -113,6 +115,13 @@ func (c *createCmd) request(a *app) (*task.CreateRequest, error) {
 		return task.ParseCreate(data)
 	}
 	if _, _, err := a.readInput("flags", docRequired); err != nil {
+		return nil, err
+	}
+	parent := []*string{&c.Parent}
+	if c.Parent == "" {
+		parent = nil
+	}
+	if err := a.resolveHandles(&c.globals, &c.writeFlags, parent, []*[]string{&c.BlockedBy, &c.Blocks}); err != nil {
 		return nil, err
 	}
 	subject := ""

@@ -7,7 +7,9 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
 )
 
-const doctorHelp = `Check the task store: dependencies, parents, claims and files (docs/claims.md).
+const doctorHelp = `Example: task-doctor --repair
+
+Check the task store: dependencies, parents, claims and files (docs/claims.md).
 
   task-doctor              report; exit 1 on errors, 0 with only warnings
   task-doctor --strict     warnings fail too

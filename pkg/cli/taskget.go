@@ -8,7 +8,9 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const getHelp = `Print one task (see README.md; decisions in docs/design.md).
+const getHelp = `Example: task-get 7f3a
+
+Print one task (see README.md; decisions in docs/design.md).
 
   task-get T-…
   echo '{"id":"T-…"}' | task-get
@@ -23,7 +25,7 @@ docs/schemas/task-get.output.json.`
 
 type getCmd struct {
 	globals
-	ID string `arg:"" optional:"" help:"Task id (instead of stdin)."`
+	ID string `arg:"" optional:"" help:"Task id or short handle (a suffix of the id's digits, at least 4 long) (instead of stdin)."`
 }
 
 // TaskGet is the task-get binary.
@@ -54,6 +56,20 @@ func (c *getCmd) run(a *app) error {
 			return err
 		}
 		id = req.ID
+	}
+	if c.ID != "" {
+		// A handle that names no task answers {"task":null} like a
+		// missing id.
+		err := a.resolveHandles(&c.globals, nil, []*string{&id}, nil)
+		if errcode.Of(err) == errcode.TaskNotFound {
+			a.emit(struct {
+				Task *task.Task `json:"task"`
+			}{nil})
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if err := task.CheckID(errcode.InvalidTaskID, "id", id); err != nil {
 		return err

@@ -4,10 +4,14 @@ import (
 	"io"
 	"runtime/debug"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const listHelp = `List tasks with their unresolved blockers (see README.md; decisions in docs/design.md).
+const listHelp = `Example: task-list --ready
+
+List tasks with their unresolved blockers (see README.md; decisions in docs/design.md).
 
   task-list                      active tasks (pending, in_progress)
   task-list --ready              pending tasks with no unresolved blocker: runnable now
@@ -84,6 +88,14 @@ func (c *listCmd) run(a *app) error {
 		if req, err = task.ParseList(data); err != nil {
 			return err
 		}
+	} else if err := a.resolveHandles(&c.globals, nil, []*string{&req.ParentID}, nil); err != nil {
+		if errcode.Of(err) != errcode.TaskNotFound {
+			return err
+		}
+		// A parent handle that names no task: no subtasks, as for a
+		// missing parent id.
+		a.emit(&store.ListResult{Tasks: []task.Summary{}, Reminder: store.Reminder})
+		return nil
 	} else if err := req.ValidateAs(listFlag); err != nil {
 		return flagError(err)
 	}

@@ -7,7 +7,9 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-const updateHelp = `Update one task (see README.md; decisions in docs/design.md).
+const updateHelp = `Example: task-update 7f3a --status completed
+
+Update one task (see README.md; decisions in docs/design.md).
 
   task-update T-… --status in_progress --owner morpheus
   echo '{"id":"T-…","status":"completed"}' | task-update
@@ -44,7 +46,7 @@ docs/schemas/task-update.output.json.`
 type updateCmd struct {
 	globals
 	writeFlags
-	ID           string   `arg:"" optional:"" help:"Task id (instead of stdin)."`
+	ID           string   `arg:"" optional:"" help:"Task id or short handle (a suffix of the id's digits, at least 4 long) (instead of stdin)."`
 	Subject      *string  `short:"s" help:"New subject."`
 	Description  *string  `short:"d" help:"New description."`
 	Status       *string  `enum:"pending,in_progress,completed,deleted" help:"New status: pending, in_progress, completed, deleted."`
@@ -114,6 +116,9 @@ func (c *updateCmd) request(a *app) (*task.UpdateRequest, error) {
 		return task.ParseUpdate(data)
 	}
 	if _, _, err := a.readInput("the id argument", docRequired); err != nil {
+		return nil, err
+	}
+	if err := a.resolveHandles(&c.globals, &c.writeFlags, []*string{&c.ID}, []*[]string{&c.AddBlocks, &c.AddBlockedBy}); err != nil {
 		return nil, err
 	}
 	req := &task.UpdateRequest{

@@ -52,6 +52,9 @@ const (
 	// the item's text (planItemText), and the text is on no item or on several
 	// (docs/plans.md P23).
 	PlanLinkBroken Code = "plan_link_broken"
+	// AmbiguousID: a short handle (a suffix of an id's digits) names more
+	// than one task; the message lists the candidates (docs/porcelain.md).
+	AmbiguousID Code = "ambiguous_id"
 	// ClaimConflict: task-claim on a task someone else holds under a live
 	// claim; the message names the holder and the expiry (docs/claims.md).
 	ClaimConflict Code = "claim_conflict"

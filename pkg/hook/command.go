@@ -11,7 +11,41 @@ import (
 const (
 	binCreate = "task-create"
 	binUpdate = "task-update"
+	// binPorcelain is matrixx: its add creates, its claim and done update
+	// (docs/porcelain.md); the answers are read from its confirmations
+	// (notepad.ParsePorcelain) or, with --json, from the plumbing's JSON.
+	binPorcelain = "matrixx"
 )
+
+// porcelainValued are matrixx's global flags that take a value as the next
+// word (the subcommand is the first other word).
+var porcelainValued = map[string]bool{"-C": true, "--dir": true, "--session": true, "--color": true}
+
+// porcelainCall says what `matrixx ARGS…` writes: add creates, claim and
+// done update; other subcommands and words that cannot be known (not
+// literal) write nothing the notepads care about.
+func porcelainCall(args []*syntax.Word, create, update *bool) {
+	for i := 0; i < len(args); i++ {
+		w, ok := literal(args[i].Parts)
+		if !ok {
+			return
+		}
+		if porcelainValued[w] {
+			i++
+			continue
+		}
+		if strings.HasPrefix(w, "-") {
+			continue
+		}
+		switch w {
+		case "add":
+			*create = true
+		case "claim", "done":
+			*update = true
+		}
+		return
+	}
+}
 
 // wrappers are commands that run another command given among their
 // arguments (env, xargs, timeout, …): a task binary named in any of their
@@ -73,6 +107,9 @@ func scanCall(call *syntax.CallExpr, depth int, create, update *bool) {
 			return
 		case name == binUpdate:
 			*update = true
+			return
+		case name == binPorcelain:
+			porcelainCall(call.Args[i+1:], create, update)
 			return
 		case shells[name]:
 			if depth < maxShellDepth {

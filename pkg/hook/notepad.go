@@ -42,6 +42,7 @@ const (
 func (r *Runner) postToolUse(ev *Event, _ *scan) any {
 	r.renewLeases(ev) // lease.go: the session's claims stay live while it works
 	create, update := recognise(ev)
+	porcelain := ev.Tool == "Bash" && strings.Contains(ev.Input.Command, binPorcelain)
 	if !create && !update {
 		if ev.Tool == "Bash" && (strings.Contains(ev.Input.Command, binCreate) || strings.Contains(ev.Input.Command, binUpdate)) {
 			r.log.Printf(NameNotepad, "the command mentions task-create/task-update but does not run it (a comment, a string, an argument): nothing to do")
@@ -53,6 +54,11 @@ func (r *Runner) postToolUse(ev *Event, _ *scan) any {
 	var a notepad.Answers
 	for _, text := range append([]string{ev.Response.Stdout}, ev.Response.Text...) {
 		got := notepad.ParseAnswers([]byte(text), create, update)
+		if porcelain {
+			p := notepad.ParsePorcelain([]byte(text), create, update)
+			got.Created = append(got.Created, p.Created...)
+			got.Updated = append(got.Updated, p.Updated...)
+		}
 		a.Created = append(a.Created, got.Created...)
 		a.Updated = append(a.Updated, got.Updated...)
 	}
@@ -224,6 +230,9 @@ func (r *Runner) notepadFilter(stdin io.Reader) {
 		var a notepad.Answers
 		for _, part := range kept.parts() {
 			got := notepad.ParseAnswers(part, true, true)
+			p := notepad.ParsePorcelain(part, true, true)
+			got.Created = append(got.Created, p.Created...)
+			got.Updated = append(got.Updated, p.Updated...)
 			a.Created = append(a.Created, got.Created...)
 			a.Updated = append(a.Updated, got.Updated...)
 		}

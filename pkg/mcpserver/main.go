@@ -15,7 +15,9 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
 
-const help = `An MCP server (stdio) named "matrixx" whose tools are the task binaries and plan's subcommands:
+const help = `Example: matrixx-mcp -C ~/src/project
+
+An MCP server (stdio) named "matrixx" whose tools are the task binaries and plan's subcommands:
 task_create, task_get, task_list, task_update, task_cleanup, task_claim, task_doctor, plan_create,
 plan_read, plan_update, plan_list, plan_delete, plan_tasks, plan_check, plan_sync.
 

@@ -223,3 +223,40 @@ func StripANSI(data []byte) []byte {
 	}
 	return out
 }
+
+// ParsePorcelain finds the confirmations of the porcelain's writes in a
+// tool's output (ANSI colours removed first): lines `added <handle>
+// "<subject>" (<id>)` give Created entries and lines `done <handle>
+// "<subject>" (<id>)` give Updated entries whose task has that id and
+// status completed and no metadata (the writer reads the store for
+// metadata.planName). Only well-formed task ids count; a deduplicated add
+// prints "exists …" and is not a creation.
+func ParsePorcelain(data []byte, create, update bool) Answers {
+	var out Answers
+	for _, line := range bytes.Split(StripANSI(data), []byte("\n")) {
+		line = bytes.TrimRight(line, "\r ")
+		verb, rest, ok := bytes.Cut(line, []byte(" "))
+		if !ok || !bytes.HasSuffix(rest, []byte(")")) {
+			continue
+		}
+		i := bytes.LastIndex(rest, []byte(" ("))
+		if i < 0 {
+			continue
+		}
+		id := string(rest[i+2 : len(rest)-1])
+		if !task.ValidID(id) {
+			continue
+		}
+		switch string(verb) {
+		case "added":
+			if create {
+				out.Created = append(out.Created, Created{ID: id})
+			}
+		case "done":
+			if update {
+				out.Updated = append(out.Updated, Updated{Task: &task.Task{ID: id, Status: task.Completed}})
+			}
+		}
+	}
+	return out
+}

@@ -116,3 +116,17 @@ func readLine(r *bufio.Reader) (line string, long bool, err error) {
 		}
 	}
 }
+
+// Find returns the path of task id's notepad (relative to root), looking
+// in the plan bucket of planName first and then in adhoc, or "" when the
+// task has none. Unreadable files are skipped.
+func Find(root, planName, id string) (string, error) {
+	hit, err := find(root, candidates(planName), id)
+	if err != nil || hit == nil {
+		return "", err
+	}
+	if r, err := filepath.Rel(root, hit.path); err == nil {
+		return r, nil
+	}
+	return hit.path, nil
+}

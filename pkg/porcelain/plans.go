@@ -1,0 +1,238 @@
+package porcelain
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// idRe finds task ids in the plumbing's messages.
+var idRe = regexp.MustCompile(`T-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*`)
+
+// barWidth is the length of a progress bar in cells.
+const barWidth = 20
+
+type plansCmd struct{}
+
+func (c *plansCmd) Help() string {
+	return `Example: matrixx plans
+
+Every plan in .matrixx/plans with a progress bar of its numbered checkbox items ("1. [x] ...").
+--json prints plan list's document.`
+}
+
+func (c *plansCmd) run(r *runner) error {
+	if r.g.JSON {
+		return r.passJSON(r.call(cli.Plan, "list"))
+	}
+	p, err := r.project()
+	if err != nil {
+		return err
+	}
+	res, err := p.Plans.List()
+	if err != nil {
+		return err
+	}
+	for _, pr := range res.Problems {
+		fmt.Fprintf(r.stderr, "%s: skipped %s: %s\n", Name, clean(pr.File), clean(pr.Error))
+	}
+	if len(res.Plans) == 0 {
+		fmt.Fprintln(r.stdout, "no plans (plan create NAME < plan.md makes one)")
+		return nil
+	}
+	tb := &table{head: []string{"PLAN", "PROGRESS", "DONE"}, flex: -1}
+	for _, pl := range res.Plans {
+		tb.rows = append(tb.rows, []cell{
+			{text: pl.Name},
+			{text: r.st.bar(pl.Progress.Done, pl.Progress.Total, barWidth)},
+			{text: fmt.Sprintf("%d/%d", pl.Progress.Done, pl.Progress.Total)},
+		})
+	}
+	tb.write(r.stdout, r.st)
+	return nil
+}
+
+type planCmd struct {
+	Name string `arg:"" placeholder:"NAME" help:"Plan name (kebab-case, as matrixx plans lists them)."`
+}
+
+func (c *planCmd) Help() string {
+	return `Example: matrixx plan auth
+
+The plan's numbered items with their checkboxes and the task filed for each (plan tasks), and a
+progress bar. --json prints plan read NAME --json's document.`
+}
+
+func (c *planCmd) run(r *runner) error {
+	if r.g.JSON {
+		return r.passJSON(r.call(cli.Plan, "read", c.Name, "--json"))
+	}
+	if err := plan.CheckName(c.Name); err != nil {
+		return err
+	}
+	p, err := r.project()
+	if err != nil {
+		return err
+	}
+	pl, err := p.Plans.Read(c.Name)
+	if err != nil {
+		return err
+	}
+	v, err := load(p.Store, false)
+	if err != nil {
+		return err
+	}
+	m := p.Store.Matcher()
+	links := plan.LinksOf(v.tasks, c.Name, m.Same)
+	items := pl.Items()
+	res := plan.Resolve(items, links)
+	byItem := map[int][]plan.Link{}
+	for _, l := range links {
+		if n := res.Item(l.ID); n > 0 {
+			byItem[n] = append(byItem[n], l)
+		}
+	}
+	prog := plan.ProgressOf(items)
+	fmt.Fprintf(r.stdout, "%s  %s %d/%d\n", r.st.bold(c.Name), r.st.bar(prog.Done, prog.Total, barWidth), prog.Done, prog.Total)
+	if len(items) == 0 {
+		fmt.Fprintln(r.stdout, "  no numbered items (\"1. [ ] ...\") yet")
+		return nil
+	}
+	tb := &table{head: []string{"#", "", "ITEM", "TASK"}, flex: 2}
+	for _, it := range items {
+		box := r.st.pick("☐", "[ ]")
+		if it.Done {
+			box = r.st.pick("☑", "[x]")
+		}
+		var tasks []string
+		st := task.Status("")
+		for _, l := range byItem[it.Number] {
+			tasks = append(tasks, r.st.glyph(l.Status)+" "+v.h(l.ID))
+			st = l.Status
+		}
+		tb.rows = append(tb.rows, []cell{
+			{text: fmt.Sprintf("%d", it.Number)},
+			{text: box},
+			{text: it.Text},
+			{text: strings.Join(tasks, ", "), status: st},
+		})
+	}
+	tb.write(r.stdout, r.st)
+	return nil
+}
+
+type doctorCmd struct {
+	Strict bool `help:"Fail (exit 1) on warnings too."`
+	Repair bool `help:"Apply the safe repairs (mirror edges, edges to tasks that no longer exist)."`
+}
+
+func (c *doctorCmd) Help() string {
+	return `Example: matrixx doctor --repair
+
+Checks the store through task-doctor: blockers and parents that are missing, cycles, corrupt
+files (errors, exit 1), one-sided edges and expired claims (warnings). Each finding comes with
+the repair. --json prints task-doctor's document.`
+}
+
+func (c *doctorCmd) run(r *runner) error {
+	var args []string
+	if c.Strict {
+		args = append(args, "--strict")
+	}
+	if c.Repair {
+		args = append(args, "--repair")
+	}
+	a := r.call(cli.TaskDoctor, args...)
+	if r.g.JSON {
+		return r.passJSON(a)
+	}
+	var rep struct {
+		Tasks    int `json:"tasks"`
+		Findings []struct {
+			Kind     string   `json:"kind"`
+			Severity string   `json:"severity"`
+			IDs      []string `json:"ids"`
+			Message  string   `json:"message"`
+			Repair   string   `json:"repair"`
+			Repaired bool     `json:"repaired"`
+		} `json:"findings"`
+		Errors   int `json:"errors"`
+		Warnings int `json:"warnings"`
+		Repaired int `json:"repaired"`
+	}
+	if err := json.Unmarshal(firstLine(a.stdout), &rep, json.RejectUnknownMembers(false)); err != nil || rep.Findings == nil {
+		return r.check(a) // an error envelope, not a report
+	}
+	// Ids in the findings read as handles, as everywhere for people.
+	names := func(s string) string { return clean(s) }
+	if p, err := r.project(); err == nil {
+		if v, err := load(p.Store, false); err == nil {
+			names = func(s string) string {
+				return idRe.ReplaceAllStringFunc(clean(s), func(id string) string {
+					if h, ok := v.handleOf(id); ok {
+						return h
+					}
+					return id
+				})
+			}
+		}
+	}
+	for _, f := range rep.Findings {
+		mark, st := r.st.pick("✗", "x"), task.Deleted
+		switch {
+		case f.Repaired:
+			mark, st = r.st.pick("✓", "+"), task.Completed
+		case f.Severity == "warning":
+			mark, st = "!", task.InProgress
+		}
+		fmt.Fprintf(r.stdout, "%s %s %s: %s\n", r.st.paint(st, mark), r.st.paint(st, f.Severity), f.Kind, names(f.Message))
+		if f.Repair != "" && !f.Repaired {
+			fmt.Fprintf(r.stdout, "    repair: %s\n", names(f.Repair))
+		}
+	}
+	fmt.Fprintf(r.stdout, "%d tasks checked: %d error(s), %d warning(s), %d repaired\n", rep.Tasks, rep.Errors, rep.Warnings, rep.Repaired)
+	r.exit = a.exit
+	return nil
+}
+
+type syncCmd struct{}
+
+func (c *syncCmd) Help() string {
+	return `Example: matrixx sync
+
+Shares the store with other machines through git (task-sync): fetches the tasks ref, merges it
+into the local store field by field, commits and pushes, retrying a rejected push. --json prints
+task-sync's document.`
+}
+
+func (c *syncCmd) run(r *runner) error {
+	a := r.call(cli.TaskSync)
+	if r.g.JSON {
+		return r.passJSON(a)
+	}
+	if err := r.check(a); err != nil {
+		return err
+	}
+	var res struct {
+		Pulled    int              `json:"pulled"`
+		Pushed    int              `json:"pushed"`
+		Merged    int              `json:"merged"`
+		Conflicts []jsontext.Value `json:"conflicts"`
+	}
+	if err := json.Unmarshal(firstLine(a.stdout), &res, json.RejectUnknownMembers(false)); err != nil {
+		return errcode.New(errcode.InternalError, "unexpected task-sync answer: %s", strings.TrimSpace(string(a.stdout)))
+	}
+	fmt.Fprintf(r.stdout, "synced: %d pulled, %d pushed, %d merged\n", res.Pulled, res.Pushed, res.Merged)
+	for _, c := range res.Conflicts {
+		fmt.Fprintf(r.stdout, "  conflict: %s\n", clean(string(c)))
+	}
+	return nil
+}

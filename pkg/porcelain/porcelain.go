@@ -1,0 +1,296 @@
+// Package porcelain is matrixx, the command for people: tables, trees,
+// graphs, short handles and shell completion on top of the same store code
+// as the plumbing (task-create, task-get, task-list, task-update,
+// task-claim, task-doctor, task-sync, plan), as git's porcelain sits on its
+// plumbing. Reads render the store (pkg/store, pkg/plan) directly; writes
+// call the plumbing's functions (pkg/cli) in process, so they validate,
+// lock, deduplicate and record exactly as the plumbing does; --json prints
+// the plumbing's own document. See docs/porcelain.md.
+package porcelain
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/alecthomas/kong"
+	"github.com/go-json-experiment/json"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+)
+
+// Name is the porcelain's binary name.
+const Name = "matrixx"
+
+const mainHelp = `Example: matrixx ls
+
+The task store for people: tables, trees and graphs of the tasks in .matrixx/tasks, short
+handles instead of ids, and shell completion. Every subcommand takes --json and then prints the
+plumbing's JSON document instead (task-list, task-get, task-create, ...), with its exit status.
+
+Handles: a task is named by the last digits of its id (at least 4, e.g. 7f3a for
+T-0199...-...7f3a); listings show the shortest unique one and full ids work everywhere.
+
+  matrixx add "Build backend" -p high           a task
+  matrixx add "Integration tests" --after 7f3a  one that waits for 7f3a
+  matrixx ready                                  what can start now
+  matrixx claim 7f3a && matrixx done 7f3a        take it, finish it
+  matrixx graph --format mermaid                 the dependency graph, waves as ranks
+  source <(matrixx completion bash)              completion for every binary
+
+Exit status as the plumbing's: 0 ok, 1 the command failed, 2 usage error, 3 some items failed.
+Colour only on a terminal (NO_COLOR or --color=never turn it off). See docs/porcelain.md.`
+
+// globals are the flags of every subcommand.
+type globals struct {
+	Dir     string           `short:"C" name:"dir" placeholder:"DIR" help:"Use DIR as the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else the nearest ancestor holding .matrixx/ or .git)."`
+	Session string           `name:"session" placeholder:"ID" help:"Session id stamped as threadID by writes (default: $MATRIXX_SESSION_ID)."`
+	Color   string           `name:"color" enum:"auto,never,always" default:"auto" placeholder:"WHEN" help:"Colour by status: auto (only on a terminal, unless NO_COLOR is set), never, always."`
+	JSON    bool             `name:"json" help:"Print the plumbing's JSON document instead of the view for people."`
+	ASCII   bool             `name:"ascii" help:"ASCII only (default: Unicode, unless the locale is not UTF-8)."`
+	Version kong.VersionFlag `help:"Print the version and exit."`
+}
+
+// model is matrixx's command line.
+type model struct {
+	globals
+	Ls         lsCmd         `cmd:"" help:"Table of active tasks (--all: every status), with filters."`
+	Ready      readyCmd      `cmd:"" help:"Tasks that can start now: pending, every blocker completed."`
+	Show       showCmd       `cmd:"" help:"One task: its fields, blockers, dependents, plan item and notepad."`
+	Add        addCmd        `cmd:"" help:"Add a task."`
+	Claim      claimCmd      `cmd:"" help:"Claim a task: in_progress under your name, with a lease (task-claim)."`
+	Done       doneCmd       `cmd:"" help:"Mark a task completed and show what became ready."`
+	Tree       treeCmd       `cmd:"" help:"Parent/child tree of the tasks, with what each waits for."`
+	Graph      graphCmd      `cmd:"" help:"Dependency graph, waves as ranks: text, mermaid or dot."`
+	Plans      plansCmd      `cmd:"" help:"The plans with progress bars."`
+	Plan       planCmd       `cmd:"" help:"One plan's numbered items, their tasks and progress."`
+	Doctor     doctorCmd     `cmd:"" help:"Check the store (task-doctor): broken dependencies, cycles, expired claims."`
+	Sync       syncCmd       `cmd:"" help:"Share the store through git (task-sync): fetch, merge, push."`
+	Completion completionCmd `cmd:"" help:"Print the shell completion script for every binary (bash, zsh, fish)."`
+	Complete   completeCmd   `cmd:"" name:"__complete" hidden:"" help:"Print completions (used by the scripts)."`
+}
+
+// runner is one invocation: streams, environment, style, and the chosen
+// command's globals.
+type runner struct {
+	stdout, stderr io.Writer
+	real           io.Writer // stdout unbuffered: the terminal test looks at it
+	getenv         Env
+	g              *globals
+	cmd            string // the subcommand's name, for hints
+	st             style
+	exit           int
+}
+
+// sub is one subcommand.
+type sub interface {
+	run(r *runner) error
+}
+
+// exitRequest carries kong's exit status out of Parse.
+type exitRequest int
+
+// Main is the matrixx binary: it parses args, runs one subcommand and
+// returns the exit status. It never reads stdin and never panics.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
+	// A listing allocates once per record and exits: collect garbage
+	// rarely, as task-list does.
+	debug.SetGCPercent(400)
+	// One buffer for stdout: a table of 10,000 rows is one write, not
+	// 10,000 (the style still looks at the real stdout for a terminal).
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	r := &runner{stdout: out, stderr: stderr, getenv: os.Getenv, real: stdout}
+	defer out.Flush()
+	defer func() {
+		if x := recover(); x != nil {
+			if code, ok := x.(exitRequest); ok {
+				status = int(code)
+				return
+			}
+			status = r.fail(errcode.New(errcode.InternalError, "unexpected failure (a bug, please report): %v", x))
+		}
+	}()
+	m := &model{}
+	parser, err := newParser(m, out, stderr)
+	if err != nil {
+		return r.fail(errcode.Wrap(errcode.InternalError, err, "building the command line"))
+	}
+	for i, a := range args {
+		if !utf8.ValidString(a) {
+			return r.fail(errcode.New(errcode.InvalidArguments, "argument %d (%q) is not valid UTF-8", i+1, a))
+		}
+	}
+	if len(args) == 0 {
+		args = []string{"--help"}
+	}
+	ctx, err := parser.Parse(args)
+	if err != nil {
+		if slices.Contains(args, "--json") {
+			// Scripts asked for JSON: the plumbing's usage envelope too.
+			r.g = &globals{JSON: true}
+		}
+		return r.usage(err, ctx)
+	}
+	r.g = &m.globals
+	r.cmd = ctx.Selected().Name
+	r.st = newStyle(r.real, r.getenv, m.Color, m.ASCII)
+	s, ok := ctx.Selected().Target.Addr().Interface().(sub)
+	if !ok {
+		return r.usage(fmt.Errorf("missing subcommand"), ctx)
+	}
+	if err := s.run(r); err != nil {
+		return r.fail(err)
+	}
+	return r.exit
+}
+
+// newParser builds matrixx's kong parser (also used by completion).
+func newParser(m *model, stdout, stderr io.Writer) (*kong.Kong, error) {
+	return kong.New(m,
+		kong.Name(Name),
+		kong.Description(mainHelp),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { panic(exitRequest(code)) }),
+		kong.Vars{"version": Name + " " + cli.Version()},
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, WrapUpperBound: 100}),
+	)
+}
+
+// usage prints a usage error as one line with what to type instead.
+func (r *runner) usage(err error, ctx *kong.Context) int {
+	where := Name
+	if ctx != nil && ctx.Selected() != nil {
+		where = Name + " " + ctx.Selected().Name
+	}
+	msg := fmt.Sprintf("%v; see %s --help", err, where)
+	fmt.Fprintf(r.stderr, "%s: %s\n", Name, msg)
+	if r.g != nil && r.g.JSON {
+		b, _ := json.Marshal(struct {
+			Error   errcode.Code `json:"error"`
+			Message string       `json:"message"`
+		}{errcode.InvalidArguments, msg}, json.Deterministic(true))
+		fmt.Fprintf(r.stdout, "%s\n", b)
+	}
+	return errcode.ExitUsage
+}
+
+// fail prints err for people: one line on stderr, what went wrong and what
+// to type instead (hint). With --json the plumbing's flat envelope goes to
+// stdout as well, so scripts see the same document as from the plumbing.
+func (r *runner) fail(err error) int {
+	e := errcode.As(err)
+	msg := e.Message
+	if msg == "" {
+		msg = string(e.Code)
+	}
+	if h := hint(e); h != "" {
+		msg += "; " + h
+	}
+	fmt.Fprintf(r.stderr, "%s: %s\n", Name, msg)
+	if r.g != nil && r.g.JSON {
+		b, _ := json.Marshal(struct {
+			Error   errcode.Code `json:"error"`
+			Message string       `json:"message"`
+		}{e.Code, e.Message}, json.Deterministic(true))
+		fmt.Fprintf(r.stdout, "%s\n", b)
+	}
+	return errcode.ExitStatus(e)
+}
+
+// hint is what to type instead, by error code.
+func hint(e *errcode.Error) string {
+	switch e.Code {
+	case errcode.TaskNotFound:
+		return "matrixx ls --all lists every task with its handle"
+	case errcode.InvalidTaskID:
+		return "name a task by its handle (the last 4+ digits of its id, as matrixx ls shows) or its full id T-…"
+	case errcode.AmbiguousID:
+		return "" // the message lists the candidates and says to type more digits
+	case errcode.DependencyCycle:
+		return "drop that --after (matrixx graph shows the dependencies)"
+	case errcode.TaskLockUnavailable:
+		return "another writer holds the store's lock: try again (matrixx doctor checks the store)"
+	case errcode.FileNotFound:
+		return "matrixx plans lists the plans"
+	case errcode.InvalidFilePath:
+		return "plan names are kebab-case, e.g. release-2-0 (matrixx plans lists them)"
+	case errcode.TaskCorrupt:
+		return "matrixx doctor reports the damaged files"
+	case errcode.InvalidArguments:
+		if !strings.Contains(e.Message, "--help") {
+			return "see matrixx --help"
+		}
+	}
+	return ""
+}
+
+// plumbing is one binary's function in pkg/cli.
+type plumbing func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+
+// answer is what a plumbing call printed and its exit status.
+type answer struct {
+	stdout, stderr []byte
+	exit           int
+}
+
+// call runs a plumbing function in process with matrixx's -C and
+// --session, an empty stdin (the porcelain never hands its stdin on), and
+// captures its streams.
+func (r *runner) call(fn plumbing, args ...string) answer {
+	var pre []string
+	if r.g.Dir != "" {
+		pre = append(pre, "--dir", r.g.Dir)
+	}
+	if r.g.Session != "" {
+		pre = append(pre, "--session", r.g.Session)
+	}
+	var out, errb bytes.Buffer
+	code := fn(append(pre, args...), strings.NewReader(""), &out, &errb)
+	return answer{stdout: out.Bytes(), stderr: errb.Bytes(), exit: code}
+}
+
+// passJSON prints a plumbing answer as it is (--json): its stdout, its
+// stderr, its exit status.
+func (r *runner) passJSON(a answer) error {
+	_, _ = r.stdout.Write(a.stdout)
+	_, _ = r.stderr.Write(a.stderr)
+	r.exit = a.exit
+	return nil
+}
+
+// check turns a failed plumbing answer into its error (the flat envelope
+// on stdout); on success it forwards the plumbing's warnings (stderr).
+func (r *runner) check(a answer) error {
+	if a.exit == errcode.ExitOK || a.exit == errcode.ExitPartial {
+		_, _ = r.stderr.Write(a.stderr)
+		return nil
+	}
+	var env struct {
+		Error   errcode.Code `json:"error"`
+		Message string       `json:"message"`
+	}
+	if err := json.Unmarshal(firstLine(a.stdout), &env, json.RejectUnknownMembers(false)); err != nil || env.Error == "" {
+		return errcode.New(errcode.InternalError, "%s", strings.TrimSpace(string(a.stderr)))
+	}
+	return &errcode.Error{Code: env.Error, Message: env.Message}
+}
+
+// firstLine returns the first JSON document of a compact answer.
+func firstLine(b []byte) []byte {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+// project opens the project's stores as the plumbing does.
+func (r *runner) project() (*cli.Project, error) {
+	return cli.OpenProject(Name, r.g.Dir, r.g.Session, r.stderr)
+}

@@ -1,0 +1,776 @@
+package porcelain
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/notepad"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// resolve turns a handle or id into an existing task's id for people:
+// task_not_found when there is no such task, ambiguous_id listing the
+// candidates with their subjects.
+func (r *runner) resolve(p *cli.Project, typed string) (string, error) {
+	id, err := p.Store.ResolveID(typed)
+	var amb *store.AmbiguousError
+	if errors.As(err, &amb) {
+		v, lerr := load(p.Store, false)
+		if lerr != nil {
+			return "", err
+		}
+		var c []string
+		for i, id := range amb.Candidates {
+			if i == 10 {
+				c = append(c, fmt.Sprintf("and %d more", len(amb.Candidates)-10))
+				break
+			}
+			subject := ""
+			if t := v.get(id); t != nil {
+				subject = " " + r.st.truncate(clean(t.Subject), 40)
+			}
+			c = append(c, v.h(id)+subject)
+		}
+		return "", errcode.New(errcode.AmbiguousID, "%s names %d tasks (%s); type more digits, e.g. %s %s",
+			typed, len(amb.Candidates), strings.Join(c, ", "), Name+" "+r.cmd, v.h(amb.Candidates[0]))
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := task.CheckID(errcode.InvalidTaskID, "", id); err != nil {
+		return "", errcode.New(errcode.InvalidTaskID, "%q is not a task id or handle", typed)
+	}
+	t, err := p.Store.Get(id)
+	if err != nil {
+		return "", err
+	}
+	if t == nil {
+		return "", errcode.New(errcode.TaskNotFound, "no task %s", typed)
+	}
+	return id, nil
+}
+
+// resolveAll resolves every id of a repeated flag.
+func (r *runner) resolveAll(p *cli.Project, typed []string) ([]string, error) {
+	out := make([]string, 0, len(typed))
+	for _, s := range typed {
+		id, err := r.resolve(p, s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// ---- ls ----
+
+type lsCmd struct {
+	Text   []string `arg:"" optional:"" placeholder:"TEXT" help:"Only tasks whose subject holds every word (case-insensitive)."`
+	Status string   `short:"s" enum:",pending,in_progress,completed,deleted" default:"" help:"Only this status: pending, in_progress, completed, deleted."`
+	Owner  string   `short:"o" placeholder:"NAME" help:"Only tasks of this owner."`
+	Parent string   `placeholder:"ID" help:"Only subtasks of this task (handle or id)."`
+	All    bool     `short:"a" help:"Every status, completed and deleted included."`
+}
+
+func (c *lsCmd) Help() string {
+	return `Example: matrixx ls --owner morpheus login
+
+Columns: ID (shortest unique handle), status, priority, owner, subject, the blockers it still
+waits for (WAITS FOR) and when its file last changed (records carry no timestamps: the time is
+the file's modification time, which every write moves). Sorted by creation. Columns nobody uses
+are left out; the subject is cut to fit the terminal.
+
+--json prints task-list's document (with --status, --parent, --all), narrowed by --owner and
+TEXT when given.`
+}
+
+func (c *lsCmd) matches(t *task.Task) bool {
+	if c.Owner != "" && t.Owner != c.Owner {
+		return false
+	}
+	if len(c.Text) > 0 {
+		s := strings.ToLower(t.Subject)
+		for _, w := range c.Text {
+			if !strings.Contains(s, strings.ToLower(w)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (c *lsCmd) run(r *runner) error {
+	if c.All && c.Status != "" {
+		return errcode.New(errcode.InvalidArguments, "--all and --status contradict each other: give one")
+	}
+	p, err := r.project()
+	if err != nil {
+		return err
+	}
+	parent := ""
+	if c.Parent != "" {
+		if parent, err = r.resolve(p, c.Parent); err != nil {
+			return err
+		}
+	}
+	if r.g.JSON {
+		args := []string{}
+		if c.Status != "" {
+			args = append(args, "--status", c.Status)
+		}
+		if parent != "" {
+			args = append(args, "--parent", parent)
+		}
+		if c.All {
+			args = append(args, "--all")
+		}
+		a := r.call(cli.TaskList, args...)
+		if a.exit == 0 && (c.Owner != "" || len(c.Text) > 0) {
+			a.stdout, err = narrowList(a.stdout, p, c)
+			if err != nil {
+				return err
+			}
+		}
+		return r.passJSON(a)
+	}
+	v, err := load(p.Store, true)
+	if err != nil {
+		return err
+	}
+	r.problems(v)
+	var rows []*task.Task
+	for _, t := range v.tasks {
+		switch {
+		case c.Status != "":
+			if t.Status != task.Status(c.Status) {
+				continue
+			}
+		case c.All:
+		default:
+			if !t.Status.Active() {
+				continue
+			}
+		}
+		if parent != "" && t.ParentID != parent {
+			continue
+		}
+		if c.matches(t) {
+			rows = append(rows, t)
+		}
+	}
+	if len(rows) == 0 {
+		what := "no active tasks"
+		if c.All || c.Status != "" || c.Owner != "" || parent != "" || len(c.Text) > 0 {
+			what = "no task matches"
+		}
+		fmt.Fprintf(r.stdout, "%s (matrixx add \"subject\" adds one)\n", what)
+		return nil
+	}
+	r.taskTable(v, rows, true)
+	return nil
+}
+
+// narrowList keeps the entries of a task-list answer that pass ls's
+// --owner and TEXT filters (the plumbing's own shape, fewer entries).
+func narrowList(doc []byte, p *cli.Project, c *lsCmd) ([]byte, error) {
+	var res store.ListResult
+	if err := json.Unmarshal(firstLine(doc), &res); err != nil {
+		return nil, errcode.Wrap(errcode.InternalError, err, "reading task-list's answer")
+	}
+	kept := res.Tasks[:0]
+	for _, s := range res.Tasks {
+		if c.matches(&task.Task{Subject: s.Subject, Owner: s.Owner}) {
+			kept = append(kept, s)
+		}
+	}
+	res.Tasks = kept
+	b, err := json.Marshal(&res, json.Deterministic(true))
+	return append(b, '\n'), err
+}
+
+// problems notes unreadable files on stderr, once per listing.
+func (r *runner) problems(v *view) {
+	if len(v.problems) > 0 {
+		fmt.Fprintf(r.stderr, "%s: %d file(s) in the store are not readable tasks (%s, ...); matrixx doctor says more\n",
+			Name, len(v.problems), v.problems[0].File)
+	}
+}
+
+// taskTable prints tasks as the ls table; blockers adds WAITS FOR.
+func (r *runner) taskTable(v *view, rows []*task.Task, blockers bool) {
+	cols := []string{"ID", "STATUS", "PRI", "OWNER", "SUBJECT", "WAITS FOR", "CHANGED"}
+	used := make([]bool, len(cols))
+	used[0], used[1], used[4], used[6] = true, true, true, true
+	for _, t := range rows {
+		used[2] = used[2] || t.Priority != ""
+		used[3] = used[3] || t.Owner != ""
+		used[5] = used[5] || (blockers && len(v.unresolved(t)) > 0)
+	}
+	tb := &table{drop: []string{"CHANGED", "OWNER", "PRI", "STATUS"}}
+	for i, c := range cols {
+		if used[i] {
+			tb.head = append(tb.head, c)
+			if c == "SUBJECT" {
+				tb.flex = len(tb.head) - 1
+			}
+		}
+	}
+	for _, t := range rows {
+		all := []cell{
+			{text: v.h(t.ID), status: t.Status},
+			{text: r.st.glyph(t.Status) + " " + string(t.Status), status: t.Status},
+			{text: string(t.Priority)},
+			{text: t.Owner},
+			{text: t.Subject},
+			{text: v.handles(v.unresolved(t)), dim: true},
+			{text: r.st.ago(v.modTime(t.ID)), dim: true},
+		}
+		var row []cell
+		for i, c := range all {
+			if used[i] {
+				row = append(row, c)
+			}
+		}
+		tb.rows = append(tb.rows, row)
+	}
+	tb.write(r.stdout, r.st)
+}
+
+// ---- ready ----
+
+type readyCmd struct{}
+
+func (c *readyCmd) Help() string {
+	return `Example: matrixx ready
+
+Pending tasks whose blockers are all completed: the ones that can start now, high priority first
+(high, medium, none, low), then in creation order. --json prints task-list --ready's document.`
+}
+
+func (c *readyCmd) run(r *runner) error {
+	if r.g.JSON {
+		return r.passJSON(r.call(cli.TaskList, "--ready"))
+	}
+	p, err := r.project()
+	if err != nil {
+		return err
+	}
+	v, err := load(p.Store, true)
+	if err != nil {
+		return err
+	}
+	r.problems(v)
+	var rows []*task.Task
+	waiting := 0
+	for _, t := range v.tasks {
+		if v.ready(t) {
+			rows = append(rows, t)
+		} else if t.Status == task.Pending {
+			waiting++
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b *task.Task) int { return priorityRank(a.Priority) - priorityRank(b.Priority) })
+	if len(rows) == 0 {
+		if waiting > 0 {
+			fmt.Fprintf(r.stdout, "nothing is ready: %d pending task(s) wait for blockers (matrixx graph shows them)\n", waiting)
+		} else {
+			fmt.Fprintln(r.stdout, "nothing is ready: no pending tasks (matrixx add \"subject\" adds one)")
+		}
+		return nil
+	}
+	r.taskTable(v, rows, false)
+	return nil
+}
+
+// ---- show ----
+
+type showCmd struct {
+	ID string `arg:"" placeholder:"ID" help:"Handle or id of the task."`
+}
+
+func (c *showCmd) Help() string {
+	return `Example: matrixx show 7f3a
+
+The whole task: status, priority, owner, claim, parent, the tasks it waits for and the tasks
+waiting for it (with their states), its plan item, its notepad, description and metadata.
+--json prints task-get's document.`
+}
+
+func (c *showCmd) run(r *runner) error {
+	p, err := r.project()
+	if err != nil {
+		return err
+	}
+	id, err := r.resolve(p, c.ID)
+	if err != nil {
+		return err
+	}
+	if r.g.JSON {
+		return r.passJSON(r.call(cli.TaskGet, id))
+	}
+	v, err := load(p.Store, false)
+	if err != nil {
+		return err
+	}
+	t := v.get(id)
+	if t == nil {
+		return errcode.New(errcode.TaskCorrupt, "%s.json is not a readable task", id)
+	}
+	w := r.stdout
+	st := r.st
+	fmt.Fprintf(w, "%s  %s\n", st.paint(t.Status, v.h(id)), st.bold(clean(t.Subject)))
+	field := func(k, val string) {
+		if val != "" {
+			fmt.Fprintf(w, "  %-11s %s\n", k, val)
+		}
+	}
+	field("id", id)
+	field("status", st.paint(t.Status, st.glyph(t.Status)+" "+string(t.Status))+st.dim("  (changed "+st.ago(v.modTime(id))+")"))
+	field("priority", string(t.Priority))
+	field("owner", clean(t.Owner))
+	if owner, lease := claimOf(t); owner != "" {
+		if lease != "" {
+			owner += ", " + lease
+		}
+		field("claim", owner)
+	}
+	field("active form", clean(t.ActiveForm))
+	if t.ParentID != "" {
+		field("parent", r.ref(v, t.ParentID))
+	}
+	var kids []string
+	for _, x := range v.tasks {
+		if x.ParentID == id {
+			kids = append(kids, x.ID)
+		}
+	}
+	list := func(title string, ids []string) {
+		if len(ids) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "  %s\n", title)
+		for _, x := range ids {
+			fmt.Fprintf(w, "    %s\n", r.ref(v, x))
+		}
+	}
+	list("waits for", v.blockers(id))
+	list("blocks", v.dependents(id))
+	list("subtasks", kids)
+	if name, n, ok := t.Metadata.PlanItem(); ok {
+		item := fmt.Sprintf("%s, item %d", name, n)
+		if text, ok := t.Metadata.PlanItemText(); ok {
+			item += ": " + clean(text)
+		}
+		field("plan", item+st.dim("  (matrixx plan "+name+")"))
+	}
+	planName, _ := t.MetadataString("planName")
+	if np, err := notepad.Find(p.Root, planName, id); err == nil && np != "" {
+		field("notepad", np)
+	}
+	field("thread", clean(t.ThreadID))
+	if d := strings.TrimSpace(t.Description); d != "" {
+		fmt.Fprintf(w, "  description\n")
+		for _, l := range strings.Split(d, "\n") {
+			fmt.Fprintf(w, "    %s\n", clean(l))
+		}
+	}
+	if len(t.Metadata) > 0 {
+		keys := make([]string, 0, len(t.Metadata))
+		for k := range t.Metadata {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		fmt.Fprintf(w, "  metadata\n")
+		for _, k := range keys {
+			val := slices.Clone(t.Metadata[k])
+			_ = val.Compact()
+			fmt.Fprintf(w, "    %s: %s\n", clean(k), clean(string(val)))
+		}
+	}
+	return nil
+}
+
+// ref is one line naming another task: glyph, handle, subject, status.
+func (r *runner) ref(v *view, id string) string {
+	t := v.get(id)
+	if t == nil {
+		return r.st.glyph("") + " " + id + r.st.dim("  (no such task)")
+	}
+	return r.st.paint(t.Status, r.st.glyph(t.Status)+" "+v.h(id)) + "  " + clean(t.Subject) + r.st.dim("  ("+string(t.Status)+")")
+}
+
+// claimOf describes metadata.claim: its owner and what is left of its
+// lease ("" when the task carries no claim or no lease).
+func claimOf(t *task.Task) (owner, lease string) {
+	raw, ok := t.Metadata["claim"]
+	if !ok || raw.Kind() != '{' {
+		return "", ""
+	}
+	var c struct {
+		Owner     string `json:"owner"`
+		ExpiresAt string `json:"expiresAt"`
+	}
+	if json.Unmarshal(raw, &c, json.RejectUnknownMembers(false)) != nil {
+		return "", ""
+	}
+	if exp, err := time.Parse(time.RFC3339Nano, c.ExpiresAt); err == nil {
+		if d := time.Until(exp); d > 0 {
+			lease = "lease ends in " + short(d)
+		} else {
+			lease = "lease expired " + short(-d) + " ago"
+		}
+	}
+	return clean(c.Owner), lease
+}
+
+// short prints a duration for people, to the minute: "15m", "1h30m", "2d3h";
+// under a minute "<1m".
+func short(d time.Duration) string {
+	d = d.Round(time.Minute)
+	switch {
+	case d < time.Minute:
+		return "<1m"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	case d < 48*time.Hour:
+		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+		if m == 0 {
+			return fmt.Sprintf("%dh", h)
+		}
+		return fmt.Sprintf("%dh%dm", h, m)
+	}
+	return fmt.Sprintf("%dd%dh", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
+}
+
+// ---- add ----
+
+type addCmd struct {
+	Subject     []string `arg:"" placeholder:"SUBJECT" help:"What to do (several words are joined with spaces)."`
+	After       []string `name:"after" sep:"," placeholder:"ID" help:"Tasks this one waits for (handles or ids; repeat or comma-separate)."`
+	Blocks      []string `name:"blocks" sep:"," placeholder:"ID" help:"Tasks that wait for this one."`
+	Parent      string   `placeholder:"ID" help:"Parent task (makes this a subtask)."`
+	Priority    string   `short:"p" enum:",low,medium,high" default:"" placeholder:"PRIORITY" help:"low, medium or high."`
+	Description string   `short:"d" help:"Description."`
+	Owner       string   `placeholder:"NAME" help:"Owner."`
+}
+
+func (c *addCmd) Help() string {
+	return `Example: matrixx add "Integration tests" --after 7f3a,9c2e -p high
+
+Adds one pending task through task-create (same checks, lock and deduplication: an active task
+with the same subject added in the last 10 minutes is shown instead of a second one). Prints the
+new task's handle and full id. --json prints task-create's document.`
+}
+
+func (c *addCmd) run(r *runner) error {
+	subject := strings.TrimSpace(strings.Join(c.Subject, " "))
+	if subject == "" {
+		return errcode.New(errcode.InvalidArguments, "the subject is empty: matrixx add \"what to do\"")
+	}
+	p, err := r.project()
+	if err != nil {
+		return err
+	}
+	after, err := r.resolveAll(p, c.After)
+	if err != nil {
+		return err
+	}
+	blocks, err := r.resolveAll(p, c.Blocks)
+	if err != nil {
+		return err
+	}
+	args := []string{"--subject", subject}
+	if len(after) > 0 {
+		args = append(args, "--blocked-by", strings.Join(after, ","))
+	}
+	if len(blocks) > 0 {
+		args = append(args, "--blocks", strings.Join(blocks, ","))
+	}
+	if c.Parent != "" {
+		parent, err := r.resolve(p, c.Parent)
+		if err != nil {
+			return err
+		}
+		args = append(args, "--parent", parent)
+	}
+	if c.Priority != "" {
+		args = append(args, "--priority", c.Priority)
+	}
+	if c.Description != "" {
+		args = append(args, "--description", c.Description)
+	}
+	if c.Owner != "" {
+		args = append(args, "--owner", c.Owner)
+	}
+	a := r.call(cli.TaskCreate, args...)
+	if r.g.JSON {
+		return r.passJSON(a)
+	}
+	var res struct {
+		Tasks []struct {
+			ID           string `json:"id"`
+			Subject      string `json:"subject"`
+			Deduplicated bool   `json:"deduplicated"`
+		} `json:"tasks"`
+		Errors []struct {
+			Error   errcode.Code `json:"error"`
+			Message string       `json:"message"`
+		} `json:"errors"`
+	}
+	if a.exit != 0 && a.exit != errcode.ExitPartial {
+		if json.Unmarshal(firstLine(a.stdout), &res, json.RejectUnknownMembers(false)) == nil && len(res.Errors) > 0 {
+			return &errcode.Error{Code: res.Errors[0].Error, Message: res.Errors[0].Message}
+		}
+		return r.check(a)
+	}
+	if err := json.Unmarshal(firstLine(a.stdout), &res, json.RejectUnknownMembers(false)); err != nil || len(res.Tasks) != 1 {
+		return errcode.New(errcode.InternalError, "unexpected task-create answer: %s", strings.TrimSpace(string(a.stdout)))
+	}
+	v, err := load(p.Store, false)
+	if err != nil {
+		return err
+	}
+	got := res.Tasks[0]
+	if got.Deduplicated {
+		fmt.Fprintf(r.stdout, "exists %s %q (%s): the same subject was added less than 10 minutes ago\n", v.h(got.ID), clean(got.Subject), got.ID)
+		return nil
+	}
+	fmt.Fprintln(r.stdout, AddedLine(v.h(got.ID), got.Subject, got.ID))
+	if len(after) > 0 {
+		fmt.Fprintf(r.stdout, "  waits for %s\n", v.handles(after))
+	}
+	return nil
+}
+
+// AddedLine and DoneLine are the confirmations of matrixx add and done on
+// stdout: "added <handle> "<subject>" (<id>)" and "done <handle>
+// "<subject>" (<id>)". The PostToolUse notepad writer reads the full id
+// from them (notepad.ParsePorcelain), so their shape is a contract.
+func AddedLine(handle, subject, id string) string {
+	return fmt.Sprintf("added %s %q (%s)", handle, clean(subject), id)
+}
+
+// DoneLine: see AddedLine.
+func DoneLine(handle, subject, id string) string {
+	return fmt.Sprintf("done %s %q (%s)", handle, clean(subject), id)
+}
+
+// ---- claim ----
+
+type claimCmd struct {
+	ID    string `arg:"" optional:"" placeholder:"ID" help:"Handle or id of the task (default: the next ready task)."`
+	Owner string `placeholder:"NAME" help:"Claim under this name (default: $MATRIXX_OWNER, else $USER)."`
+	Lease string `placeholder:"DUR" help:"Lease, e.g. 15m or 2h (default: task-claim's)."`
+}
+
+func (c *claimCmd) Help() string {
+	return `Example: matrixx claim 7f3a
+
+Claims the task through task-claim: it becomes in_progress under your name with a lease, and
+nobody else can claim it until the lease ends. Without an id, claims the next ready task.
+--json prints task-claim's document.`
+}
+
+func (c *claimCmd) run(r *runner) error {
+	owner := c.Owner
+	for _, k := range []string{"MATRIXX_OWNER", "USER"} {
+		if owner == "" {
+			owner = r.getenv(k)
+		}
+	}
+	if owner == "" {
+		return errcode.New(errcode.InvalidArguments, "who claims? give --owner NAME (or set $MATRIXX_OWNER)")
+	}
+	p, err := r.project()
+	if err != nil {
+		return err
+	}
+	args := []string{}
+	if c.ID != "" {
+		id, err := r.resolve(p, c.ID)
+		if err != nil {
+			return err
+		}
+		args = append(args, id)
+	}
+	args = append(args, "--owner", owner)
+	if c.Lease != "" {
+		args = append(args, "--lease", c.Lease)
+	}
+	a := r.call(cli.TaskClaim, args...)
+	if r.g.JSON {
+		return r.passJSON(a)
+	}
+	if err := r.check(a); err != nil {
+		return err
+	}
+	var res struct {
+		Task *task.Task `json:"task"`
+	}
+	if err := json.Unmarshal(firstLine(a.stdout), &res, json.RejectUnknownMembers(false)); err != nil {
+		return errcode.New(errcode.InternalError, "unexpected task-claim answer: %s", strings.TrimSpace(string(a.stdout)))
+	}
+	if res.Task == nil {
+		fmt.Fprintln(r.stdout, "nothing to claim: no task is ready (matrixx ls shows what waits)")
+		return nil
+	}
+	v, err := load(p.Store, false)
+	if err != nil {
+		return err
+	}
+	line := fmt.Sprintf("claimed %s %q as %s", v.h(res.Task.ID), clean(res.Task.Subject), clean(res.Task.Owner))
+	if _, lease := claimOf(res.Task); lease != "" {
+		line += ", " + lease
+	}
+	fmt.Fprintf(r.stdout, "%s (%s)\n", line, res.Task.ID)
+	return nil
+}
+
+// ---- done ----
+
+type doneCmd struct {
+	ID string `arg:"" placeholder:"ID" help:"Handle or id of the task."`
+}
+
+func (c *doneCmd) Help() string {
+	return `Example: matrixx done 7f3a
+
+Sets the task's status to completed through task-update, then lists the tasks that became ready
+because of it. --json prints task-update's document.`
+}
+
+func (c *doneCmd) run(r *runner) error {
+	p, err := r.project()
+	if err != nil {
+		return err
+	}
+	id, err := r.resolve(p, c.ID)
+	if err != nil {
+		return err
+	}
+	a := r.call(cli.TaskUpdate, id, "--status", "completed")
+	if r.g.JSON {
+		return r.passJSON(a)
+	}
+	a.stderr = nil // "unchanged" notes: said below in words
+	if err := r.check(a); err != nil {
+		return err
+	}
+	v, err := load(p.Store, false)
+	if err != nil {
+		return err
+	}
+	t := v.get(id)
+	if t == nil {
+		return errcode.New(errcode.TaskNotFound, "no task %s", c.ID)
+	}
+	fmt.Fprintln(r.stdout, DoneLine(v.h(id), t.Subject, id))
+	var now []string
+	for _, d := range v.dependents(id) {
+		if x := v.get(d); x != nil && v.ready(x) {
+			now = append(now, r.ref(v, d))
+		}
+	}
+	if len(now) > 0 {
+		fmt.Fprintln(r.stdout, "now ready:")
+		for _, l := range now {
+			fmt.Fprintf(r.stdout, "  %s\n", l)
+		}
+	}
+	return nil
+}
+
+// ---- tree ----
+
+type treeCmd struct {
+	All bool `short:"a" help:"Every status, completed and deleted included."`
+}
+
+func (c *treeCmd) Help() string {
+	return `Example: matrixx tree --all
+
+Tasks under their parents (parentID), each with the blockers it still waits for. Without --all,
+completed and deleted tasks are left out (and so are their subtrees' finished parts).
+--json prints task-list's document (--all with --all).`
+}
+
+func (c *treeCmd) run(r *runner) error {
+	if r.g.JSON {
+		args := []string{}
+		if c.All {
+			args = append(args, "--all")
+		}
+		return r.passJSON(r.call(cli.TaskList, args...))
+	}
+	p, err := r.project()
+	if err != nil {
+		return err
+	}
+	v, err := load(p.Store, false)
+	if err != nil {
+		return err
+	}
+	r.problems(v)
+	shown := func(t *task.Task) bool { return c.All || t.Status.Active() }
+	kids := map[string][]*task.Task{}
+	var roots []*task.Task
+	for _, t := range v.tasks {
+		if !shown(t) {
+			continue
+		}
+		if par := v.get(t.ParentID); t.ParentID != "" && par != nil && shown(par) {
+			kids[t.ParentID] = append(kids[t.ParentID], t)
+		} else {
+			roots = append(roots, t)
+		}
+	}
+	if len(roots) == 0 {
+		fmt.Fprintln(r.stdout, "no active tasks (matrixx add \"subject\" adds one)")
+		return nil
+	}
+	mid, last, bar := r.st.pick("├─ ", "|- "), r.st.pick("└─ ", "`- "), r.st.pick("│  ", "|  ")
+	seen := map[string]bool{}
+	var walk func(t *task.Task, prefix, branch string)
+	walk = func(t *task.Task, prefix, branch string) {
+		if seen[t.ID] {
+			return
+		}
+		seen[t.ID] = true
+		line := prefix + branch + r.st.paint(t.Status, r.st.glyph(t.Status)+" "+v.h(t.ID)) + "  " + clean(t.Subject)
+		if u := v.unresolved(t); len(u) > 0 {
+			line += r.st.dim("  " + r.st.pick("⟵ ", "<- ") + v.handles(u))
+		}
+		if r.st.width > 0 && !r.st.color {
+			line = r.st.truncate(line, r.st.width)
+		}
+		fmt.Fprintln(r.stdout, line)
+		next := prefix
+		switch branch {
+		case mid:
+			next += bar
+		case last:
+			next += "   "
+		}
+		ks := kids[t.ID]
+		for i, k := range ks {
+			b := mid
+			if i == len(ks)-1 {
+				b = last
+			}
+			walk(k, next, b)
+		}
+	}
+	for _, t := range roots {
+		walk(t, "", "")
+	}
+	return nil
+}

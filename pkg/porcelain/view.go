@@ -1,0 +1,209 @@
+package porcelain
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// view is the store as people see it: every readable task (all statuses)
+// with its shortest unique handle and, when asked, its file's
+// modification time. One map (id → index) serves every lookup.
+type view struct {
+	tasks    []*task.Task // sorted by id (creation order)
+	handle   []string     // handle[i] is tasks[i]'s
+	mtimes   []time.Time  // when loaded with mtimes
+	at       map[string]int32
+	extra    map[string]string // handles of unreadable files' ids
+	problems []store.Problem
+	dir      string
+}
+
+// load scans the store once; mtimes asks for the files' modification
+// times (an fstat of each file the scan opens anyway).
+func load(st *store.Store, mtimes bool) (*view, error) {
+	snap, err := st.Scan(store.ScanOptions{Mtime: mtimes})
+	if err != nil {
+		return nil, err
+	}
+	n := len(snap.Entries)
+	v := &view{
+		tasks:    make([]*task.Task, n),
+		at:       make(map[string]int32, n),
+		problems: snap.Problems,
+		dir:      st.Dir,
+	}
+	if mtimes {
+		v.mtimes = make([]time.Time, n)
+	}
+	ids := make([]string, n, n+len(snap.Problems))
+	for i, e := range snap.Entries {
+		v.tasks[i] = e.Task
+		v.at[e.Task.ID] = int32(i)
+		ids[i] = e.Task.ID
+		if mtimes {
+			v.mtimes[i] = e.ModTime
+		}
+	}
+	// Unreadable files still hold their id: handles stay unique against
+	// them, as ResolveID matches file names.
+	for _, p := range snap.Problems {
+		if id := strings.TrimSuffix(p.File, ".json"); task.ValidID(id) {
+			ids = append(ids, id)
+		}
+	}
+	hs := task.ShortHandles(ids)
+	v.handle = hs[:n]
+	for i := n; i < len(ids); i++ {
+		if v.extra == nil {
+			v.extra = map[string]string{}
+		}
+		v.extra[ids[i]] = hs[i]
+	}
+	return v, nil
+}
+
+// get is the task with id, nil when there is none.
+func (v *view) get(id string) *task.Task {
+	if i, ok := v.at[id]; ok {
+		return v.tasks[i]
+	}
+	return nil
+}
+
+// modTime is the modification time of id's record file (zero when it
+// cannot be read): from the scan when it took them, else looked up.
+func (v *view) modTime(id string) time.Time {
+	if i, ok := v.at[id]; ok && v.mtimes != nil {
+		return v.mtimes[i]
+	}
+	fi, err := os.Lstat(filepath.Join(v.dir, task.FileName(id)))
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
+}
+
+// handleOf is id's shortest unique handle; ok is false for an id with no
+// file in the store.
+func (v *view) handleOf(id string) (string, bool) {
+	if i, ok := v.at[id]; ok {
+		return v.handle[i], true
+	}
+	h, ok := v.extra[id]
+	return h, ok
+}
+
+// h is the handle to show for id (the id itself when it has none, e.g. a
+// blocker whose file is gone).
+func (v *view) h(id string) string {
+	if s, ok := v.handleOf(id); ok {
+		return s
+	}
+	return id
+}
+
+// status of id; "" when there is no such task.
+func (v *view) status(id string) task.Status {
+	if t := v.get(id); t != nil {
+		return t.Status
+	}
+	return ""
+}
+
+// unresolved are t's blockers that are not completed (missing and deleted
+// ones stay, as in task-list).
+func (v *view) unresolved(t *task.Task) []string {
+	var out []string
+	for _, b := range t.BlockedBy {
+		if v.status(b) != task.Completed {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// ready reports whether t is pending with no unresolved blocker.
+func (v *view) ready(t *task.Task) bool {
+	return t.Status == task.Pending && len(v.unresolved(t)) == 0
+}
+
+// dependents are the tasks that wait for id: those whose blockedBy names
+// it and those its blocks names, sorted by id, without repeats.
+func (v *view) dependents(id string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(x string) {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	if t := v.get(id); t != nil {
+		for _, x := range t.Blocks {
+			add(x)
+		}
+	}
+	for _, t := range v.tasks {
+		if slices.Contains(t.BlockedBy, id) {
+			add(t.ID)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// blockers are the tasks id waits for: its blockedBy and the tasks whose
+// blocks names it, sorted by id, without repeats.
+func (v *view) blockers(id string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(x string) {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	if t := v.get(id); t != nil {
+		for _, x := range t.BlockedBy {
+			add(x)
+		}
+	}
+	for _, t := range v.tasks {
+		if slices.Contains(t.Blocks, id) {
+			add(t.ID)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// priorityRank orders priorities for people: high, medium, none, low.
+func priorityRank(p task.Priority) int {
+	switch p {
+	case "high":
+		return 0
+	case "medium":
+		return 1
+	case "low":
+		return 3
+	}
+	return 2
+}
+
+// handles maps ids to their handles, joined by ", ".
+func (v *view) handles(ids []string) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = v.h(id)
+	}
+	return strings.Join(out, ", ")
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
