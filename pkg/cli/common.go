@@ -30,6 +30,10 @@ type globals struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 }
 
+// whereGlobals gives run the common flags of a command that embeds them,
+// so --where is handled in one place for every binary.
+func (g *globals) whereGlobals() *globals { return g }
+
 // writeFlags are the flags of binaries that take the lock.
 type writeFlags struct {
 	LockTimeout *time.Duration `name:"lock-timeout" placeholder:"DUR" help:"Budget for taking the lock (task store or plans), e.g. 500ms, 30s (default: $MATRIXX_LOCK_TIMEOUT_MS, else 10s)."`

@@ -37,6 +37,9 @@ type uninstallCmd struct {
 	sub
 	settingsFlags
 	hostFlag
+	// MCP is accepted so "uninstall" takes install's flags: uninstall
+	// always removes what install --mcp added, with or without it.
+	MCP bool `name:"mcp" help:"Accepted like install's --mcp; uninstall always removes the MCP server entry install --mcp added (.mcp.json and enabledMcpjsonServers), with or without this flag."`
 }
 
 func (c *installCmd) setRoot(h *hookCmd)   { c.root, c.self = h, c }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -108,7 +109,12 @@ func readRecordFile(path string) ([]byte, time.Time, error) {
 		return nil, time.Time{}, err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, time.Time{}, errors.New("not a regular file")
+		// The same words as task-list's problems (typeProblem).
+		typ := os.ModeIrregular
+		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			typ = os.ModeDir
+		}
+		return nil, time.Time{}, typeProblem(typ)
 	}
 	if st.Size > MaxRecordBytes {
 		// Checked before reading: a sparse giant costs one fstat.
@@ -170,6 +176,11 @@ func decodeNamed(name string, data []byte) (*task.Task, error) {
 func decodeNamedAs(name string, data []byte, opt *ScanOptions) (*task.Task, error) {
 	if len(data) == 0 {
 		return nil, errcode.New(errcode.ValidationError, "empty file")
+	}
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		// JSON.parse refuses it too: the record stays corrupt, and the
+		// problem says why in words.
+		return nil, errcode.New(errcode.ValidationError, "starts with a byte-order mark (EF BB BF): a task file is UTF-8 JSON without one; remove its first 3 bytes")
 	}
 	var t *task.Task
 	var err error
