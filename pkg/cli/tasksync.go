@@ -16,7 +16,9 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/tasksync"
 )
 
-const syncHelp = `Share the task store between machines through git (docs/sync.md).
+const syncHelp = `Example: task-sync && task-list --ready
+
+Share the task store between machines through git (docs/sync.md).
 
   task-sync                       fetch, merge, commit and push the store (remote "origin")
   task-sync --remote backup       the same with another git remote
@@ -245,4 +247,20 @@ func (d *syncDriverCmd) run(a *app) error {
 		return errcode.Wrap(errcode.InternalError, err, "writing %s", d.Ours)
 	}
 	return nil
+}
+
+func (c *syncExportCmd) Help() string {
+	return "Example: task-sync export > tasks.jsonl"
+}
+
+func (c *syncImportCmd) Help() string {
+	return "Example: task-sync import --on-conflict newer < tasks.jsonl"
+}
+
+func (c *syncDriverCmd) Help() string {
+	return "Example: git merge origin/matrixx-tasks   # git runs task-sync merge-driver %O %A %B %P"
+}
+
+func (c *syncSetupCmd) Help() string {
+	return "Example: task-sync setup"
 }
