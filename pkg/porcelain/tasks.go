@@ -160,8 +160,8 @@ func (c *lsCmd) run(r *runner) error {
 				continue
 			}
 		}
-		if parent != "" && t.ParentID != parent {
-			continue
+		if parent != "" && (t.ParentID != parent || t.ID == parent) {
+			continue // a task that names itself as parent is no subtask of itself
 		}
 		if c.matches(t) {
 			rows = append(rows, t)
@@ -721,13 +721,16 @@ func (c *treeCmd) run(r *runner) error {
 	}
 	r.problems(v)
 	shown := func(t *task.Task) bool { return c.All || t.Status.Active() }
+	loops := parentLoops(v)
 	kids := map[string][]*task.Task{}
 	var roots []*task.Task
 	for _, t := range v.tasks {
 		if !shown(t) {
 			continue
 		}
-		if par := v.get(t.ParentID); t.ParentID != "" && par != nil && shown(par) {
+		// A task in a parent loop is drawn at the top, marked: it has no
+		// root to hang from, and must not vanish.
+		if par := v.get(t.ParentID); t.ParentID != "" && par != nil && shown(par) && loops[t.ID] == nil {
 			kids[t.ParentID] = append(kids[t.ParentID], t)
 		} else {
 			roots = append(roots, t)
@@ -748,6 +751,9 @@ func (c *treeCmd) run(r *runner) error {
 		line := prefix + branch + r.st.paint(t.Status, r.st.glyph(t.Status)+" "+v.h(t.ID)) + "  " + clean(t.Subject)
 		if u := v.unresolved(t); len(u) > 0 {
 			line += r.st.dim("  " + r.st.pick("⟵ ", "<- ") + v.handles(u))
+		}
+		if loop := loops[t.ID]; loop != nil {
+			line += r.st.paint(task.Deleted, "  "+r.st.pick("↻", "@")+" parent loop "+v.handles(loop)+" (matrixx doctor)")
 		}
 		if r.st.width > 0 && !r.st.color {
 			line = r.st.truncate(line, r.st.width)
@@ -773,4 +779,37 @@ func (c *treeCmd) run(r *runner) error {
 		walk(t, "", "")
 	}
 	return nil
+}
+
+// parentLoops maps each task whose parentID chain comes back to itself to
+// that loop's members, in chain order starting with the task (a task that
+// is its own parent: just itself). Every chain is followed once (colours:
+// on the current path, finished), so a store of any shape costs linear time.
+func parentLoops(v *view) map[string][]string {
+	loops := map[string][]string{}
+	done := map[string]bool{}
+	for _, t := range v.tasks {
+		var path []string
+		on := map[string]int{}
+		for id := t.ID; id != "" && !done[id]; {
+			if i, ok := on[id]; ok {
+				loop := path[i:]
+				for k, m := range loop {
+					loops[m] = append(slices.Clone(loop[k:]), loop[:k]...)
+				}
+				break
+			}
+			on[id] = len(path)
+			path = append(path, id)
+			x := v.get(id)
+			if x == nil {
+				break
+			}
+			id = x.ParentID
+		}
+		for _, id := range path {
+			done[id] = true
+		}
+	}
+	return loops
 }
