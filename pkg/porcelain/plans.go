@@ -176,12 +176,7 @@ func (c *doctorCmd) run(r *runner) error {
 	if p, err := r.project(); err == nil {
 		if v, err := load(p.Store, false); err == nil {
 			names = func(s string) string {
-				return idRe.ReplaceAllStringFunc(clean(s), func(id string) string {
-					if h, ok := v.handleOf(id); ok {
-						return h
-					}
-					return id
-				})
+				return handlesIn(clean(s), v)
 			}
 		}
 	}
@@ -235,4 +230,24 @@ func (c *syncCmd) run(r *runner) error {
 		fmt.Fprintf(r.stdout, "  conflict: %s\n", clean(string(c)))
 	}
 	return nil
+}
+
+// handlesIn replaces the task ids in a plumbing message with their
+// handles. A file name (an id followed by ".json") is kept whole: it names
+// a file to look at, not a task.
+func handlesIn(s string, v *view) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range idRe.FindAllStringIndex(s, -1) {
+		if strings.HasPrefix(s[m[1]:], ".json") {
+			continue
+		}
+		if h, ok := v.handleOf(s[m[0]:m[1]]); ok {
+			b.WriteString(s[last:m[0]])
+			b.WriteString(h)
+			last = m[1]
+		}
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
