@@ -488,7 +488,7 @@ func (c *addCmd) run(r *runner) error {
 	if err != nil {
 		return err
 	}
-	args := []string{"--subject", subject}
+	args := []string{"--subject=" + subject} // "=": a subject may start with "-"
 	if len(after) > 0 {
 		args = append(args, "--blocked-by", strings.Join(after, ","))
 	}
@@ -506,10 +506,10 @@ func (c *addCmd) run(r *runner) error {
 		args = append(args, "--priority", c.Priority)
 	}
 	if c.Description != "" {
-		args = append(args, "--description", c.Description)
+		args = append(args, "--description="+c.Description)
 	}
 	if c.Owner != "" {
-		args = append(args, "--owner", c.Owner)
+		args = append(args, "--owner="+c.Owner)
 	}
 	a := r.call(cli.TaskCreate, args...)
 	if r.g.JSON {
