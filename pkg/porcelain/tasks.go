@@ -3,12 +3,14 @@ package porcelain
 import (
 	"errors"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/notepad"
@@ -568,7 +570,7 @@ func DoneLine(handle, subject, id string) string {
 
 type claimCmd struct {
 	ID    string `arg:"" optional:"" placeholder:"ID" help:"Handle or id of the task (default: the next ready task)."`
-	Owner string `placeholder:"NAME" help:"Claim under this name (default: $MATRIXX_OWNER, else $USER)."`
+	Owner string `placeholder:"NAME" help:"Claim under this name (default: $MATRIXX_OWNER, else git config user.name, else $USER)."`
 	Lease string `placeholder:"DUR" help:"Lease, e.g. 15m or 2h (default: task-claim's)."`
 }
 
@@ -581,18 +583,16 @@ nobody else can claim it until the lease ends. Without an id, claims the next re
 }
 
 func (c *claimCmd) run(r *runner) error {
-	owner := c.Owner
-	for _, k := range []string{"MATRIXX_OWNER", "USER"} {
-		if owner == "" {
-			owner = r.getenv(k)
-		}
-	}
-	if owner == "" {
-		return errcode.New(errcode.InvalidArguments, "who claims? give --owner NAME (or set $MATRIXX_OWNER)")
-	}
 	p, err := r.project()
 	if err != nil {
 		return err
+	}
+	owner := c.Owner
+	if owner == "" {
+		owner = r.whoami(p.Root)
+	}
+	if owner == "" {
+		return errcode.New(errcode.InvalidArguments, "who claims? give --owner NAME (or set $MATRIXX_OWNER, git config user.name or $USER)")
 	}
 	args := []string{}
 	if c.ID != "" {
@@ -611,7 +611,7 @@ func (c *claimCmd) run(r *runner) error {
 		return r.passJSON(a)
 	}
 	if err := r.check(a); err != nil {
-		return err
+		return r.refused(p, err)
 	}
 	var res struct {
 		Task *task.Task `json:"task"`
@@ -635,17 +635,49 @@ func (c *claimCmd) run(r *runner) error {
 	return nil
 }
 
+// refused turns the plumbing's refusal of a task write into one line for
+// people: its ids as handles, and what to type instead.
+func (r *runner) refused(p *cli.Project, err error) error {
+	e := errcode.As(err)
+	v, lerr := load(p.Store, false)
+	if lerr != nil {
+		return err
+	}
+	id := idRe.FindString(e.Message) // the refused task comes first
+	h := v.h(id)
+	msg := handlesIn(e.Message, v)
+	switch e.Code {
+	case errcode.TaskBlocked:
+		msg += fmt.Sprintf("; matrixx show %s shows what it waits for, matrixx ready what can start now", h)
+	case errcode.ClaimConflict:
+		msg += fmt.Sprintf("; matrixx show %s shows the claim, matrixx ready what is free", h)
+	case errcode.PreconditionFailed:
+		msg += fmt.Sprintf("; it changed meanwhile: matrixx show %s, then try again", h)
+	case errcode.TaskNotClaimable:
+		if v.status(id) == task.Completed || v.status(id) == task.Deleted {
+			msg += fmt.Sprintf("; matrixx reopen %s makes it pending again, matrixx ready shows what can start now", h)
+		} else {
+			msg += "; matrixx ready shows what can start now"
+		}
+	}
+	return &errcode.Error{Code: e.Code, Message: msg}
+}
+
 // ---- done ----
 
 type doneCmd struct {
-	ID string `arg:"" placeholder:"ID" help:"Handle or id of the task."`
+	ID    string `arg:"" placeholder:"ID" help:"Handle or id of the task."`
+	Force bool   `help:"Complete it even when someone else holds a live claim on it."`
 }
 
 func (c *doneCmd) Help() string {
 	return `Example: matrixx done 7f3a
 
 Sets the task's status to completed through task-update, then lists the tasks that became ready
-because of it. --json prints task-update's document.`
+because of it. Refuses a task someone else holds under a live claim (--force completes it
+anyway) and a deleted task (matrixx reopen first); a task already completed is said so (exit 0).
+"You" are $MATRIXX_OWNER, else git config user.name, else $USER. --json prints task-update's
+document (without these checks: the plumbing's own rules).`
 }
 
 func (c *doneCmd) run(r *runner) error {
@@ -657,13 +689,8 @@ func (c *doneCmd) run(r *runner) error {
 	if err != nil {
 		return err
 	}
-	a := r.call(cli.TaskUpdate, id, "--status", "completed")
 	if r.g.JSON {
-		return r.passJSON(a)
-	}
-	a.stderr = nil // "unchanged" notes: said below in words
-	if err := r.check(a); err != nil {
-		return err
+		return r.passJSON(r.call(cli.TaskUpdate, id, "--status", "completed"))
 	}
 	v, err := load(p.Store, false)
 	if err != nil {
@@ -671,6 +698,38 @@ func (c *doneCmd) run(r *runner) error {
 	}
 	t := v.get(id)
 	if t == nil {
+		return errcode.New(errcode.TaskCorrupt, "%s.json is not a readable task", id)
+	}
+	h := v.h(id)
+	switch t.Status {
+	case task.Completed:
+		fmt.Fprintf(r.stdout, "already completed %s %q (%s)\n", h, clean(t.Subject), id)
+		return nil
+	case task.Deleted:
+		return errcode.New(errcode.ValidationError, "%s is deleted: matrixx reopen %s makes it pending again, then matrixx done %s", h, h, h)
+	}
+	if cl := claim.Live(t, time.Now()); cl != nil && !c.Force {
+		holder := claim.Holder(t, cl)
+		if me := r.whoami(p.Root); cl.Owner == "" || cl.Owner != me {
+			until := "with no lease"
+			if exp, ok := cl.Expiry(); ok {
+				until = "until " + exp.Local().Format("15:04") + " (in " + short(time.Until(exp)) + ")"
+			}
+			return errcode.New(errcode.ClaimConflict, "%s is claimed by %s %s; matrixx done %s --force completes it anyway, matrixx show %s shows the claim",
+				h, clean(holder), until, h, h)
+		}
+	}
+	// Compare-and-swap: written only if nobody changed status or owner
+	// since the checks above.
+	a := r.call(cli.TaskUpdate, id, "--status", "completed", "--expect-status", string(t.Status), "--expect-owner="+t.Owner)
+	a.stderr = nil // "unchanged" notes: said below in words
+	if err := r.check(a); err != nil {
+		return r.refused(p, err)
+	}
+	if v, err = load(p.Store, false); err != nil {
+		return err
+	}
+	if t = v.get(id); t == nil {
 		return errcode.New(errcode.TaskNotFound, "no task %s", c.ID)
 	}
 	fmt.Fprintln(r.stdout, DoneLine(v.h(id), t.Subject, id))
@@ -687,6 +746,22 @@ func (c *doneCmd) run(r *runner) error {
 		}
 	}
 	return nil
+}
+
+// whoami is the name the porcelain acts under: $MATRIXX_OWNER, else the
+// project's git config user.name, else $USER ("" when none is set).
+func (r *runner) whoami(root string) string {
+	if s := strings.TrimSpace(r.getenv("MATRIXX_OWNER")); s != "" {
+		return s
+	}
+	cmd := exec.Command("git", "config", "user.name")
+	cmd.Dir = root
+	if out, err := cmd.Output(); err == nil {
+		if s := strings.TrimSpace(string(out)); s != "" {
+			return s
+		}
+	}
+	return strings.TrimSpace(r.getenv("USER"))
 }
 
 // ---- tree ----
