@@ -67,6 +67,10 @@ type model struct {
 	Add        addCmd        `cmd:"" help:"Add a task."`
 	Claim      claimCmd      `cmd:"" help:"Claim a task: in_progress under your name, with a lease (task-claim)."`
 	Done       doneCmd       `cmd:"" help:"Mark a task completed and show what became ready."`
+	Rm         rmCmd         `cmd:"" help:"Delete a task (status deleted; matrixx reopen brings it back)."`
+	Edit       editCmd       `cmd:"" help:"Change a task's subject, priority, description or owner."`
+	Reopen     reopenCmd     `cmd:"" help:"Set a completed or deleted task back to pending."`
+	Unclaim    unclaimCmd    `cmd:"" help:"Give an in_progress task back: pending, owner cleared, claim ended."`
 	Tree       treeCmd       `cmd:"" help:"Parent/child tree of the tasks, with what each waits for."`
 	Graph      graphCmd      `cmd:"" help:"Dependency graph, waves as ranks: text, mermaid or dot."`
 	Plans      plansCmd      `cmd:"" help:"The plans with progress bars."`

@@ -10,7 +10,6 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/notepad"
@@ -708,16 +707,8 @@ func (c *doneCmd) run(r *runner) error {
 	case task.Deleted:
 		return errcode.New(errcode.ValidationError, "%s is deleted: matrixx reopen %s makes it pending again, then matrixx done %s", h, h, h)
 	}
-	if cl := claim.Live(t, time.Now()); cl != nil && !c.Force {
-		holder := claim.Holder(t, cl)
-		if me := r.whoami(p.Root); cl.Owner == "" || cl.Owner != me {
-			until := "with no lease"
-			if exp, ok := cl.Expiry(); ok {
-				until = "until " + exp.Local().Format("15:04") + " (in " + short(time.Until(exp)) + ")"
-			}
-			return errcode.New(errcode.ClaimConflict, "%s is claimed by %s %s; matrixx done %s --force completes it anyway, matrixx show %s shows the claim",
-				h, clean(holder), until, h, h)
-		}
+	if err := r.othersClaim(p, v, t, c.Force, "done"); err != nil {
+		return err
 	}
 	// Compare-and-swap: written only if nobody changed status or owner
 	// since the checks above.
