@@ -496,9 +496,9 @@ func (c *addCmd) run(r *runner) error {
 	if len(blocks) > 0 {
 		args = append(args, "--blocks", strings.Join(blocks, ","))
 	}
+	parent := ""
 	if c.Parent != "" {
-		parent, err := r.resolve(p, c.Parent)
-		if err != nil {
+		if parent, err = r.resolve(p, c.Parent); err != nil {
 			return err
 		}
 		args = append(args, "--parent", parent)
@@ -543,6 +543,10 @@ func (c *addCmd) run(r *runner) error {
 	got := res.Tasks[0]
 	if got.Deduplicated {
 		fmt.Fprintf(r.stdout, "exists %s %q (%s): the same subject was added less than 10 minutes ago\n", v.h(got.ID), clean(got.Subject), got.ID)
+		if miss := c.notApplied(v, v.get(got.ID), after, blocks, parent); len(miss) > 0 {
+			fmt.Fprintf(r.stderr, "%s: not applied to the existing task: %s (matrixx edit %s changes subject, priority, description, owner; matrixx show %s shows it)\n",
+				Name, strings.Join(miss, ", "), v.h(got.ID), v.h(got.ID))
+		}
 		return nil
 	}
 	fmt.Fprintln(r.stdout, AddedLine(v.h(got.ID), got.Subject, got.ID))
@@ -550,6 +554,46 @@ func (c *addCmd) run(r *runner) error {
 		fmt.Fprintf(r.stdout, "  waits for %s\n", v.handles(after))
 	}
 	return nil
+}
+
+// notApplied lists the flags of a deduplicated add that the existing task
+// t does not already match (task-create returned t unchanged).
+func (c *addCmd) notApplied(v *view, t *task.Task, after, blocks []string, parent string) []string {
+	if t == nil {
+		return nil
+	}
+	var out []string
+	if c.Priority != "" && string(t.Priority) != c.Priority {
+		out = append(out, "-p "+c.Priority)
+	}
+	if c.Description != "" && t.Description != c.Description {
+		out = append(out, "--description")
+	}
+	if c.Owner != "" && t.Owner != c.Owner {
+		out = append(out, "--owner "+clean(c.Owner))
+	}
+	if parent != "" && t.ParentID != parent {
+		out = append(out, "--parent "+v.h(parent))
+	}
+	var a []string
+	for _, x := range after {
+		if !slices.Contains(t.BlockedBy, x) {
+			a = append(a, x)
+		}
+	}
+	if len(a) > 0 {
+		out = append(out, "--after "+v.handles(a))
+	}
+	var b []string
+	for _, x := range blocks {
+		if !slices.Contains(t.Blocks, x) {
+			b = append(b, x)
+		}
+	}
+	if len(b) > 0 {
+		out = append(out, "--blocks "+v.handles(b))
+	}
+	return out
 }
 
 // AddedLine and DoneLine are the confirmations of matrixx add and done on
