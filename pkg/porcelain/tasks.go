@@ -717,7 +717,8 @@ func (c *doneCmd) Help() string {
 	return `Example: matrixx done 7f3a
 
 Sets the task's status to completed through task-update, then lists the tasks that became ready
-because of it. Refuses a task someone else holds under a live claim (--force completes it
+because of it; a task of a plan (metadata.planName) ticks its item (plan sync NAME). Refuses a
+task someone else holds under a live claim (--force completes it
 anyway) and a deleted task (matrixx reopen first); a task already completed is said so (exit 0).
 "You" are $MATRIXX_OWNER, else git config user.name, else $USER. --json prints task-update's
 document (without these checks: the plumbing's own rules).`
@@ -768,6 +769,9 @@ func (c *doneCmd) run(r *runner) error {
 		return errcode.New(errcode.TaskNotFound, "no task %s", c.ID)
 	}
 	fmt.Fprintln(r.stdout, DoneLine(v.h(id), t.Subject, id))
+	if name, ok := t.MetadataString("planName"); ok && name != "" {
+		r.syncPlan(name)
+	}
 	var now []string
 	for _, d := range v.dependents(id) {
 		if x := v.get(d); x != nil && v.ready(x) {
@@ -781,6 +785,35 @@ func (c *doneCmd) run(r *runner) error {
 		}
 	}
 	return nil
+}
+
+// syncPlan ticks the plan's items whose tasks are completed (plan sync
+// NAME), after done completed one of its tasks, and says what it ticked. A
+// failure leaves the task completed: it is said on stderr with the command
+// that retries, and done still exits 0.
+func (r *runner) syncPlan(name string) {
+	a := r.call(cli.Plan, "sync", name)
+	if err := r.check(a); err != nil {
+		e := errcode.As(err)
+		fmt.Fprintf(r.stderr, "%s: the plan %s was not updated: %s; plan sync %s ticks its items (matrixx plan %s shows it)\n",
+			Name, clean(name), clean(e.Message), clean(name), clean(name))
+		return
+	}
+	var res struct {
+		Checked  []int `json:"checked"`
+		Progress struct {
+			Done  int `json:"done"`
+			Total int `json:"total"`
+		} `json:"progress"`
+	}
+	if json.Unmarshal(firstLine(a.stdout), &res, json.RejectUnknownMembers(false)) != nil || len(res.Checked) == 0 {
+		return
+	}
+	items := make([]string, len(res.Checked))
+	for i, n := range res.Checked {
+		items[i] = itoa(n)
+	}
+	fmt.Fprintf(r.stdout, "plan %s: ticked item %s (%d/%d done)\n", clean(name), strings.Join(items, ", "), res.Progress.Done, res.Progress.Total)
 }
 
 // whoami is the name the porcelain acts under: $MATRIXX_OWNER, else the
