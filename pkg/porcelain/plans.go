@@ -217,17 +217,43 @@ func (c *syncCmd) run(r *runner) error {
 		return err
 	}
 	var res struct {
-		Pulled    int              `json:"pulled"`
-		Pushed    int              `json:"pushed"`
-		Merged    int              `json:"merged"`
-		Conflicts []jsontext.Value `json:"conflicts"`
+		Pulled    int `json:"pulled"`
+		Pushed    int `json:"pushed"`
+		Merged    int `json:"merged"`
+		Conflicts []struct {
+			ID    string         `json:"id"`
+			Field string         `json:"field"`
+			Kept  jsontext.Value `json:"kept"`
+			Lost  jsontext.Value `json:"lost"`
+			Rule  string         `json:"rule"`
+			Saved string         `json:"saved"`
+		} `json:"conflicts"`
 	}
 	if err := json.Unmarshal(firstLine(a.stdout), &res, json.RejectUnknownMembers(false)); err != nil {
 		return errcode.New(errcode.InternalError, "unexpected task-sync answer: %s", strings.TrimSpace(string(a.stdout)))
 	}
 	fmt.Fprintf(r.stdout, "synced: %d pulled, %d pushed, %d merged\n", res.Pulled, res.Pushed, res.Merged)
+	if len(res.Conflicts) == 0 {
+		return nil
+	}
+	h := func(id string) string { return id }
+	if p, err := r.project(); err == nil {
+		if v, err := load(p.Store, false); err == nil {
+			h = v.h
+		}
+	}
+	val := func(x jsontext.Value) string {
+		if len(x) == 0 {
+			return "(none)"
+		}
+		return clean(string(x))
+	}
 	for _, c := range res.Conflicts {
-		fmt.Fprintf(r.stdout, "  conflict: %s\n", clean(string(c)))
+		line := fmt.Sprintf("  both changed %s %s: kept %s, not %s (%s)", h(c.ID), clean(c.Field), val(c.Kept), val(c.Lost), clean(c.Rule))
+		if c.Saved != "" {
+			line += ", the other side saved in " + clean(c.Saved)
+		}
+		fmt.Fprintln(r.stdout, line)
 	}
 	return nil
 }
