@@ -59,9 +59,6 @@ func (r *runner) othersClaim(p *cli.Project, v *view, t *task.Task, force bool, 
 // and owner, and prints line (with the handle, subject and id) on success.
 func (r *runner) update(p *cli.Project, t *task.Task, line string, args ...string) error {
 	full := append([]string{t.ID}, args...)
-	if r.g.JSON {
-		return r.passJSON(r.call(cli.TaskUpdate, full...))
-	}
 	full = append(full, "--expect-status", string(t.Status), "--expect-owner="+t.Owner)
 	a := r.call(cli.TaskUpdate, full...)
 	a.stderr = nil
@@ -96,15 +93,18 @@ under a live claim unless --force. --json prints task-update's document.`
 }
 
 func (c *rmCmd) run(r *runner) error {
+	if r.g.JSON {
+		return r.passJSON(r.call(cli.TaskUpdate, c.ID, "--status", "deleted"))
+	}
 	p, v, t, err := r.target(c.ID)
 	if err != nil {
 		return err
 	}
-	if t.Status == task.Deleted && !r.g.JSON {
+	if t.Status == task.Deleted {
 		fmt.Fprintf(r.stdout, "already deleted %s %q (%s)\n", v.h(t.ID), clean(t.Subject), t.ID)
 		return nil
 	}
-	if err := r.othersClaim(p, v, t, c.Force || r.g.JSON, "rm"); err != nil {
+	if err := r.othersClaim(p, v, t, c.Force, "rm"); err != nil {
 		return err
 	}
 	return r.update(p, t, "deleted", "--status", "deleted")
@@ -125,19 +125,20 @@ task-update's document.`
 }
 
 func (c *reopenCmd) run(r *runner) error {
+	if r.g.JSON {
+		return r.passJSON(r.call(cli.TaskUpdate, c.ID, "--status", "pending"))
+	}
 	p, v, t, err := r.target(c.ID)
 	if err != nil {
 		return err
 	}
-	if !r.g.JSON {
-		h := v.h(t.ID)
-		switch t.Status {
-		case task.Pending:
-			fmt.Fprintf(r.stdout, "already pending %s %q (%s)\n", h, clean(t.Subject), t.ID)
-			return nil
-		case task.InProgress:
-			return errcode.New(errcode.ValidationError, "%s is in progress, not finished: matrixx unclaim %s gives it back to pending", h, h)
-		}
+	h := v.h(t.ID)
+	switch t.Status {
+	case task.Pending:
+		fmt.Fprintf(r.stdout, "already pending %s %q (%s)\n", h, clean(t.Subject), t.ID)
+		return nil
+	case task.InProgress:
+		return errcode.New(errcode.ValidationError, "%s is in progress, not finished: matrixx unclaim %s gives it back to pending", h, h)
 	}
 	return r.update(p, t, "reopened", "--status", "pending")
 }
@@ -158,15 +159,18 @@ document.`
 }
 
 func (c *unclaimCmd) run(r *runner) error {
+	if r.g.JSON {
+		return r.passJSON(r.call(cli.TaskUpdate, c.ID, "--status", "pending", "--owner="))
+	}
 	p, v, t, err := r.target(c.ID)
 	if err != nil {
 		return err
 	}
-	if !r.g.JSON && t.Status != task.InProgress {
+	if t.Status != task.InProgress {
 		h := v.h(t.ID)
 		return errcode.New(errcode.ValidationError, "%s is %s, not in progress: nothing to give back (matrixx show %s)", h, t.Status, h)
 	}
-	if err := r.othersClaim(p, v, t, c.Force || r.g.JSON, "unclaim"); err != nil {
+	if err := r.othersClaim(p, v, t, c.Force, "unclaim"); err != nil {
 		return err
 	}
 	return r.update(p, t, "unclaimed", "--status", "pending", "--owner=")
@@ -210,6 +214,9 @@ func (c *editCmd) run(r *runner) error {
 	}
 	if len(args) == 0 {
 		return errcode.New(errcode.InvalidArguments, "nothing to change: give --subject, -p, --description or --owner")
+	}
+	if r.g.JSON {
+		return r.passJSON(r.call(cli.TaskUpdate, append([]string{c.ID}, args...)...))
 	}
 	p, _, t, err := r.target(c.ID)
 	if err != nil {

@@ -307,6 +307,9 @@ waiting for it (with their states), its plan item, its notepad, description and 
 }
 
 func (c *showCmd) run(r *runner) error {
+	if r.g.JSON { // the plumbing resolves the handle: its own errors too
+		return r.passJSON(r.call(cli.TaskGet, c.ID))
+	}
 	p, err := r.project()
 	if err != nil {
 		return err
@@ -314,9 +317,6 @@ func (c *showCmd) run(r *runner) error {
 	id, err := r.resolve(p, c.ID)
 	if err != nil {
 		return err
-	}
-	if r.g.JSON {
-		return r.passJSON(r.call(cli.TaskGet, id))
 	}
 	v, err := load(p.Store, false)
 	if err != nil {
@@ -638,7 +638,9 @@ func (c *claimCmd) run(r *runner) error {
 		return errcode.New(errcode.InvalidArguments, "who claims? give --owner NAME (or set $MATRIXX_OWNER, git config user.name or $USER)")
 	}
 	args := []string{}
-	if c.ID != "" {
+	if c.ID != "" && r.g.JSON {
+		args = append(args, c.ID) // the plumbing resolves it: its own errors too
+	} else if c.ID != "" {
 		id, err := r.resolve(p, c.ID)
 		if err != nil {
 			return err
@@ -725,6 +727,9 @@ document (without these checks: the plumbing's own rules).`
 }
 
 func (c *doneCmd) run(r *runner) error {
+	if r.g.JSON {
+		return r.passJSON(r.call(cli.TaskUpdate, c.ID, "--status", "completed"))
+	}
 	p, err := r.project()
 	if err != nil {
 		return err
@@ -732,9 +737,6 @@ func (c *doneCmd) run(r *runner) error {
 	id, err := r.resolve(p, c.ID)
 	if err != nil {
 		return err
-	}
-	if r.g.JSON {
-		return r.passJSON(r.call(cli.TaskUpdate, id, "--status", "completed"))
 	}
 	v, err := load(p.Store, false)
 	if err != nil {
