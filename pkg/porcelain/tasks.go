@@ -216,7 +216,9 @@ func (r *runner) taskTable(v *view, rows []*task.Task, blockers bool) {
 		used[3] = used[3] || t.Owner != ""
 		used[5] = used[5] || (blockers && len(v.unresolved(t)) > 0)
 	}
-	tb := &table{drop: []string{"CHANGED", "OWNER", "PRI", "STATUS"}}
+	// Narrow: the status shrinks to its glyph (ST) and is the last to go.
+	tb := &table{drop: []string{"CHANGED", "OWNER", "PRI", "WAITS FOR", "STATUS"},
+		short: map[string][]string{"STATUS": {"ST"}}}
 	for i, c := range cols {
 		if used[i] {
 			tb.head = append(tb.head, c)
@@ -235,6 +237,7 @@ func (r *runner) taskTable(v *view, rows []*task.Task, blockers bool) {
 			{text: v.handles(v.unresolved(t)), dim: true},
 			{text: r.st.ago(v.modTime(t.ID)), dim: true},
 		}
+		tb.short["STATUS"] = append(tb.short["STATUS"], r.st.glyph(t.Status))
 		var row []cell
 		for i, c := range all {
 			if used[i] {
