@@ -222,8 +222,14 @@ func hint(e *errcode.Error) string {
 	case errcode.TaskLockUnavailable:
 		return "another writer holds the store's lock: try again (matrixx doctor checks the store)"
 	case errcode.FileNotFound:
+		if strings.Contains(e.Message, "plan list") {
+			return "" // the plumbing's message says it already
+		}
 		return "matrixx plans lists the plans"
 	case errcode.InvalidFilePath:
+		if strings.Contains(e.Message, "kebab-case") {
+			return ""
+		}
 		return "plan names are kebab-case, e.g. release-2-0 (matrixx plans lists them)"
 	case errcode.TaskCorrupt:
 		return "matrixx doctor reports the damaged files"

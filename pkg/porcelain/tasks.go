@@ -21,6 +21,9 @@ import (
 // task_not_found when there is no such task, ambiguous_id listing the
 // candidates with their subjects.
 func (r *runner) resolve(p *cli.Project, typed string) (string, error) {
+	if strings.HasPrefix(typed, "t-") && task.ValidID("T-"+typed[2:]) {
+		return "", errcode.New(errcode.InvalidTaskID, "%q is not a task id: ids are case-sensitive, type T-%s", typed, typed[2:])
+	}
 	id, err := p.Store.ResolveID(typed)
 	var amb *store.AmbiguousError
 	if errors.As(err, &amb) {
@@ -67,7 +70,9 @@ func (r *runner) resolveAll(p *cli.Project, typed []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, id)
+		if !slices.Contains(out, id) { // --after A --after A is one edge
+			out = append(out, id)
+		}
 	}
 	return out, nil
 }
@@ -341,7 +346,9 @@ func (c *showCmd) run(r *runner) error {
 	field("status", st.paint(t.Status, st.glyph(t.Status)+" "+string(t.Status))+st.dim("  (changed "+st.ago(v.modTime(id))+")"))
 	field("priority", string(t.Priority))
 	field("owner", clean(t.Owner))
-	if owner, lease := claimOf(t); owner != "" {
+	owner, lease := claimOf(t)
+	claimed := owner != ""
+	if claimed {
 		if lease != "" {
 			owner += ", " + lease
 		}
@@ -387,7 +394,7 @@ func (c *showCmd) run(r *runner) error {
 			fmt.Fprintf(w, "    %s\n", clean(l))
 		}
 	}
-	if len(t.Metadata) > 0 {
+	if len(t.Metadata) > 0 && !(claimed && len(t.Metadata) == 1) {
 		keys := make([]string, 0, len(t.Metadata))
 		for k := range t.Metadata {
 			keys = append(keys, k)
@@ -395,6 +402,9 @@ func (c *showCmd) run(r *runner) error {
 		slices.Sort(keys)
 		fmt.Fprintf(w, "  metadata\n")
 		for _, k := range keys {
+			if k == "claim" && claimed {
+				continue // said above as the claim line
+			}
 			val := slices.Clone(t.Metadata[k])
 			_ = val.Compact()
 			fmt.Fprintf(w, "    %s: %s\n", clean(k), clean(string(val)))
