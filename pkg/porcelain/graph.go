@@ -6,7 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -119,6 +122,9 @@ func buildGraph(v *view, all bool) *graph {
 
 func (c *graphCmd) run(r *runner) error {
 	if r.g.JSON {
+		if c.Format != "text" || c.Label != "both" {
+			return errcode.New(errcode.InvalidArguments, "--json prints task-list --waves's document, which has no --format or --label: give one or the other")
+		}
 		return r.passJSON(r.call(cli.TaskList, "--waves"))
 	}
 	p, err := r.project()
@@ -142,15 +148,20 @@ func (c *graphCmd) run(r *runner) error {
 	return nil
 }
 
+// maxLabel is the most display cells of a subject in a node: a longer one
+// is cut with "…" (a 300-character subject makes a node nobody can read).
+const maxLabel = 60
+
 // label is a node's text.
 func label(v *view, t *task.Task, kind string) string {
+	subject := runewidth.Truncate(clean(t.Subject), maxLabel, "…")
 	switch kind {
 	case "handle":
 		return v.h(t.ID)
 	case "subject":
-		return clean(t.Subject)
+		return subject
 	}
-	return v.h(t.ID) + " " + clean(t.Subject)
+	return v.h(t.ID) + " " + subject
 }
 
 // node is the graph's name for a shown task (n1, n2, … in creation order)
@@ -182,7 +193,9 @@ func (g *graph) edges(fn func(from, to string)) {
 // dependency, a class per status.
 func (g *graph) mermaid(w io.Writer, v *view, kind string) {
 	esc := func(s string) string {
-		return strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;").Replace(s)
+		// Mermaid's entity codes start with # and end with ;: a literal
+		// "#35;" or "&amp;" in a subject must not turn into a character.
+		return strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "#", "#35;", "&", "#amp;").Replace(s)
 	}
 	fmt.Fprintln(w, "flowchart LR")
 	used := map[string][]string{}
