@@ -6,7 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -119,6 +122,9 @@ func buildGraph(v *view, all bool) *graph {
 
 func (c *graphCmd) run(r *runner) error {
 	if r.g.JSON {
+		if c.Format != "text" || c.Label != "both" {
+			return errcode.New(errcode.InvalidArguments, "--json prints task-list --waves's document, which has no --format or --label: give one or the other")
+		}
 		return r.passJSON(r.call(cli.TaskList, "--waves"))
 	}
 	p, err := r.project()
@@ -142,15 +148,20 @@ func (c *graphCmd) run(r *runner) error {
 	return nil
 }
 
+// maxLabel is the most display cells of a subject in a node: a longer one
+// is cut with "…" (a 300-character subject makes a node nobody can read).
+const maxLabel = 60
+
 // label is a node's text.
 func label(v *view, t *task.Task, kind string) string {
+	subject := runewidth.Truncate(clean(t.Subject), maxLabel, "…")
 	switch kind {
 	case "handle":
 		return v.h(t.ID)
 	case "subject":
-		return clean(t.Subject)
+		return subject
 	}
-	return v.h(t.ID) + " " + clean(t.Subject)
+	return v.h(t.ID) + " " + subject
 }
 
 // node is the graph's name for a shown task (n1, n2, … in creation order)
@@ -178,11 +189,83 @@ func (g *graph) edges(fn func(from, to string)) {
 	}
 }
 
+// cycleGroup is one group of the tasks that got no wave: a cycle (tasks
+// that wait for each other), or, with after, the tasks that only wait for
+// a cycle.
+type cycleGroup struct {
+	tasks []*task.Task
+	after bool
+}
+
+// cycleGroups splits g.cycle into its cycles (strongly connected
+// components over the shown edges, in creation order of their first task),
+// then one group of the tasks that only wait for a cycle. Two separate
+// cycles are two groups. Cycles are rare and small: mutual reachability
+// per task is enough.
+func (g *graph) cycleGroups() []cycleGroup {
+	in := map[string]bool{}
+	for _, t := range g.cycle {
+		in[t.ID] = true
+	}
+	succ := map[string][]string{}
+	for _, t := range g.cycle {
+		for _, b := range g.preds[t.ID] {
+			if in[b] {
+				succ[b] = append(succ[b], t.ID)
+			}
+		}
+	}
+	reach := func(from string, next func(string) []string) map[string]bool {
+		seen := map[string]bool{}
+		stack := []string{from}
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, y := range next(x) {
+				if in[y] && !seen[y] {
+					seen[y] = true
+					stack = append(stack, y)
+				}
+			}
+		}
+		return seen
+	}
+	done := map[string]bool{}
+	var out []cycleGroup
+	var after []*task.Task
+	for _, t := range g.cycle {
+		if done[t.ID] {
+			continue
+		}
+		fwd := reach(t.ID, func(x string) []string { return succ[x] })
+		if !fwd[t.ID] {
+			after = append(after, t)
+			done[t.ID] = true
+			continue
+		}
+		back := reach(t.ID, func(x string) []string { return g.preds[x] })
+		var grp []*task.Task
+		for _, u := range g.cycle {
+			if fwd[u.ID] && back[u.ID] && !done[u.ID] {
+				grp = append(grp, u)
+				done[u.ID] = true
+			}
+		}
+		out = append(out, cycleGroup{tasks: grp})
+	}
+	if len(after) > 0 {
+		out = append(out, cycleGroup{tasks: after, after: true})
+	}
+	return out
+}
+
 // mermaid prints a Mermaid flowchart: one subgraph per wave, an edge per
 // dependency, a class per status.
 func (g *graph) mermaid(w io.Writer, v *view, kind string) {
 	esc := func(s string) string {
-		return strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;").Replace(s)
+		// Mermaid's entity codes start with # and end with ;: a literal
+		// "#35;" or "&amp;" in a subject must not turn into a character.
+		return strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "#", "#35;", "&", "#amp;").Replace(s)
 	}
 	fmt.Fprintln(w, "flowchart LR")
 	used := map[string][]string{}
@@ -198,8 +281,12 @@ func (g *graph) mermaid(w io.Writer, v *view, kind string) {
 	for i, ts := range g.waves {
 		group(fmt.Sprintf("wave %d", i+1), fmt.Sprintf("wave%d", i+1), ts)
 	}
-	if len(g.cycle) > 0 {
-		group("cycle: waits for itself", "cycle", g.cycle)
+	for i, ts := range g.cycleGroups() {
+		title := "cycle: waits for itself"
+		if ts.after {
+			title = "waits for a cycle"
+		}
+		group(title, fmt.Sprintf("cycle%d", i+1), ts.tasks)
 	}
 	for _, id := range g.missing {
 		n := g.node(id)
@@ -243,9 +330,13 @@ func (g *graph) dot(w io.Writer, v *view, kind string) {
 		}
 		fmt.Fprintln(w, "  }")
 	}
-	if len(g.cycle) > 0 {
-		fmt.Fprintln(w, "  subgraph cluster_cycle {\n    label=\"cycle: waits for itself\";")
-		for _, t := range g.cycle {
+	for i, grp := range g.cycleGroups() {
+		title := "cycle: waits for itself"
+		if grp.after {
+			title = "waits for a cycle"
+		}
+		fmt.Fprintf(w, "  subgraph cluster_cycle%d {\n    label=\"%s\";\n", i+1, title)
+		for _, t := range grp.tasks {
 			nodeLine(g.node(t.ID), label(v, t, kind), string(t.Status))
 		}
 		fmt.Fprintln(w, "  }")

@@ -203,6 +203,9 @@ type table struct {
 	rows [][]cell
 	flex int
 	drop []string
+	// short holds, per column name, a narrower form (its heading, then
+	// one text per row) tried before that column is dropped.
+	short map[string][]string
 }
 
 // minFlex is the narrowest the flexible column gets before other columns
@@ -266,9 +269,22 @@ func (t *table) write(w io.Writer, s style) {
 			if total()-widths[t.flex]+minFlex <= s.width {
 				break
 			}
-			if i := indexOf(t.head, name); i >= 0 {
-				hidden[i] = true
+			i := indexOf(t.head, name)
+			if i < 0 {
+				continue
 			}
+			if alt, ok := t.short[name]; ok && len(alt) == len(t.rows)+1 {
+				t.head[i], widths[i] = alt[0], width(alt[0])
+				for k, r := range t.rows {
+					r[i].text = alt[k+1]
+					widths[i] = max(widths[i], width(alt[k+1]))
+				}
+				delete(t.short, name)
+				if total()-widths[t.flex]+minFlex <= s.width {
+					break
+				}
+			}
+			hidden[i] = true
 		}
 		if over := total() - s.width; over > 0 {
 			widths[t.flex] = max(widths[t.flex]-over, min(widths[t.flex], 10))

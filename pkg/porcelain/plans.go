@@ -176,12 +176,7 @@ func (c *doctorCmd) run(r *runner) error {
 	if p, err := r.project(); err == nil {
 		if v, err := load(p.Store, false); err == nil {
 			names = func(s string) string {
-				return idRe.ReplaceAllStringFunc(clean(s), func(id string) string {
-					if h, ok := v.handleOf(id); ok {
-						return h
-					}
-					return id
-				})
+				return handlesIn(clean(s), v)
 			}
 		}
 	}
@@ -222,17 +217,63 @@ func (c *syncCmd) run(r *runner) error {
 		return err
 	}
 	var res struct {
-		Pulled    int              `json:"pulled"`
-		Pushed    int              `json:"pushed"`
-		Merged    int              `json:"merged"`
-		Conflicts []jsontext.Value `json:"conflicts"`
+		Pulled    int `json:"pulled"`
+		Pushed    int `json:"pushed"`
+		Merged    int `json:"merged"`
+		Conflicts []struct {
+			ID    string         `json:"id"`
+			Field string         `json:"field"`
+			Kept  jsontext.Value `json:"kept"`
+			Lost  jsontext.Value `json:"lost"`
+			Rule  string         `json:"rule"`
+			Saved string         `json:"saved"`
+		} `json:"conflicts"`
 	}
 	if err := json.Unmarshal(firstLine(a.stdout), &res, json.RejectUnknownMembers(false)); err != nil {
 		return errcode.New(errcode.InternalError, "unexpected task-sync answer: %s", strings.TrimSpace(string(a.stdout)))
 	}
 	fmt.Fprintf(r.stdout, "synced: %d pulled, %d pushed, %d merged\n", res.Pulled, res.Pushed, res.Merged)
+	if len(res.Conflicts) == 0 {
+		return nil
+	}
+	h := func(id string) string { return id }
+	if p, err := r.project(); err == nil {
+		if v, err := load(p.Store, false); err == nil {
+			h = v.h
+		}
+	}
+	val := func(x jsontext.Value) string {
+		if len(x) == 0 {
+			return "(none)"
+		}
+		return clean(string(x))
+	}
 	for _, c := range res.Conflicts {
-		fmt.Fprintf(r.stdout, "  conflict: %s\n", clean(string(c)))
+		line := fmt.Sprintf("  both changed %s %s: kept %s, not %s (%s)", h(c.ID), clean(c.Field), val(c.Kept), val(c.Lost), clean(c.Rule))
+		if c.Saved != "" {
+			line += ", the other side saved in " + clean(c.Saved)
+		}
+		fmt.Fprintln(r.stdout, line)
 	}
 	return nil
+}
+
+// handlesIn replaces the task ids in a plumbing message with their
+// handles. A file name (an id followed by ".json") is kept whole: it names
+// a file to look at, not a task.
+func handlesIn(s string, v *view) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range idRe.FindAllStringIndex(s, -1) {
+		if strings.HasPrefix(s[m[1]:], ".json") {
+			continue
+		}
+		if h, ok := v.handleOf(s[m[0]:m[1]]); ok {
+			b.WriteString(s[last:m[0]])
+			b.WriteString(h)
+			last = m[1]
+		}
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }

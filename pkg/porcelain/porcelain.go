@@ -67,6 +67,10 @@ type model struct {
 	Add        addCmd        `cmd:"" help:"Add a task."`
 	Claim      claimCmd      `cmd:"" help:"Claim a task: in_progress under your name, with a lease (task-claim)."`
 	Done       doneCmd       `cmd:"" help:"Mark a task completed and show what became ready."`
+	Rm         rmCmd         `cmd:"" help:"Delete a task (status deleted; matrixx reopen brings it back)."`
+	Edit       editCmd       `cmd:"" help:"Change a task's subject, priority, description or owner."`
+	Reopen     reopenCmd     `cmd:"" help:"Set a completed or deleted task back to pending."`
+	Unclaim    unclaimCmd    `cmd:"" help:"Give an in_progress task back: pending, owner cleared, claim ended."`
 	Tree       treeCmd       `cmd:"" help:"Parent/child tree of the tasks, with what each waits for."`
 	Graph      graphCmd      `cmd:"" help:"Dependency graph, waves as ranks: text, mermaid or dot."`
 	Plans      plansCmd      `cmd:"" help:"The plans with progress bars."`
@@ -218,8 +222,14 @@ func hint(e *errcode.Error) string {
 	case errcode.TaskLockUnavailable:
 		return "another writer holds the store's lock: try again (matrixx doctor checks the store)"
 	case errcode.FileNotFound:
+		if strings.Contains(e.Message, "plan list") {
+			return "" // the plumbing's message says it already
+		}
 		return "matrixx plans lists the plans"
 	case errcode.InvalidFilePath:
+		if strings.Contains(e.Message, "kebab-case") {
+			return ""
+		}
 		return "plan names are kebab-case, e.g. release-2-0 (matrixx plans lists them)"
 	case errcode.TaskCorrupt:
 		return "matrixx doctor reports the damaged files"

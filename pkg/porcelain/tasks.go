@@ -3,6 +3,7 @@ package porcelain
 import (
 	"errors"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -20,6 +21,9 @@ import (
 // task_not_found when there is no such task, ambiguous_id listing the
 // candidates with their subjects.
 func (r *runner) resolve(p *cli.Project, typed string) (string, error) {
+	if strings.HasPrefix(typed, "t-") && task.ValidID("T-"+typed[2:]) {
+		return "", errcode.New(errcode.InvalidTaskID, "%q is not a task id: ids are case-sensitive, type T-%s", typed, typed[2:])
+	}
 	id, err := p.Store.ResolveID(typed)
 	var amb *store.AmbiguousError
 	if errors.As(err, &amb) {
@@ -66,7 +70,9 @@ func (r *runner) resolveAll(p *cli.Project, typed []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, id)
+		if !slices.Contains(out, id) { // --after A --after A is one edge
+			out = append(out, id)
+		}
 	}
 	return out, nil
 }
@@ -160,8 +166,8 @@ func (c *lsCmd) run(r *runner) error {
 				continue
 			}
 		}
-		if parent != "" && t.ParentID != parent {
-			continue
+		if parent != "" && (t.ParentID != parent || t.ID == parent) {
+			continue // a task that names itself as parent is no subtask of itself
 		}
 		if c.matches(t) {
 			rows = append(rows, t)
@@ -215,7 +221,9 @@ func (r *runner) taskTable(v *view, rows []*task.Task, blockers bool) {
 		used[3] = used[3] || t.Owner != ""
 		used[5] = used[5] || (blockers && len(v.unresolved(t)) > 0)
 	}
-	tb := &table{drop: []string{"CHANGED", "OWNER", "PRI", "STATUS"}}
+	// Narrow: the status shrinks to its glyph (ST) and is the last to go.
+	tb := &table{drop: []string{"CHANGED", "OWNER", "PRI", "WAITS FOR", "STATUS"},
+		short: map[string][]string{"STATUS": {"ST"}}}
 	for i, c := range cols {
 		if used[i] {
 			tb.head = append(tb.head, c)
@@ -234,6 +242,7 @@ func (r *runner) taskTable(v *view, rows []*task.Task, blockers bool) {
 			{text: v.handles(v.unresolved(t)), dim: true},
 			{text: r.st.ago(v.modTime(t.ID)), dim: true},
 		}
+		tb.short["STATUS"] = append(tb.short["STATUS"], r.st.glyph(t.Status))
 		var row []cell
 		for i, c := range all {
 			if used[i] {
@@ -306,6 +315,9 @@ waiting for it (with their states), its plan item, its notepad, description and 
 }
 
 func (c *showCmd) run(r *runner) error {
+	if r.g.JSON { // the plumbing resolves the handle: its own errors too
+		return r.passJSON(r.call(cli.TaskGet, c.ID))
+	}
 	p, err := r.project()
 	if err != nil {
 		return err
@@ -313,9 +325,6 @@ func (c *showCmd) run(r *runner) error {
 	id, err := r.resolve(p, c.ID)
 	if err != nil {
 		return err
-	}
-	if r.g.JSON {
-		return r.passJSON(r.call(cli.TaskGet, id))
 	}
 	v, err := load(p.Store, false)
 	if err != nil {
@@ -337,7 +346,9 @@ func (c *showCmd) run(r *runner) error {
 	field("status", st.paint(t.Status, st.glyph(t.Status)+" "+string(t.Status))+st.dim("  (changed "+st.ago(v.modTime(id))+")"))
 	field("priority", string(t.Priority))
 	field("owner", clean(t.Owner))
-	if owner, lease := claimOf(t); owner != "" {
+	owner, lease := claimOf(t)
+	claimed := owner != ""
+	if claimed {
 		if lease != "" {
 			owner += ", " + lease
 		}
@@ -383,7 +394,7 @@ func (c *showCmd) run(r *runner) error {
 			fmt.Fprintf(w, "    %s\n", clean(l))
 		}
 	}
-	if len(t.Metadata) > 0 {
+	if len(t.Metadata) > 0 && !(claimed && len(t.Metadata) == 1) {
 		keys := make([]string, 0, len(t.Metadata))
 		for k := range t.Metadata {
 			keys = append(keys, k)
@@ -391,6 +402,9 @@ func (c *showCmd) run(r *runner) error {
 		slices.Sort(keys)
 		fmt.Fprintf(w, "  metadata\n")
 		for _, k := range keys {
+			if k == "claim" && claimed {
+				continue // said above as the claim line
+			}
 			val := slices.Clone(t.Metadata[k])
 			_ = val.Compact()
 			fmt.Fprintf(w, "    %s: %s\n", clean(k), clean(string(val)))
@@ -488,16 +502,16 @@ func (c *addCmd) run(r *runner) error {
 	if err != nil {
 		return err
 	}
-	args := []string{"--subject", subject}
+	args := []string{"--subject=" + subject} // "=": a subject may start with "-"
 	if len(after) > 0 {
 		args = append(args, "--blocked-by", strings.Join(after, ","))
 	}
 	if len(blocks) > 0 {
 		args = append(args, "--blocks", strings.Join(blocks, ","))
 	}
+	parent := ""
 	if c.Parent != "" {
-		parent, err := r.resolve(p, c.Parent)
-		if err != nil {
+		if parent, err = r.resolve(p, c.Parent); err != nil {
 			return err
 		}
 		args = append(args, "--parent", parent)
@@ -506,10 +520,10 @@ func (c *addCmd) run(r *runner) error {
 		args = append(args, "--priority", c.Priority)
 	}
 	if c.Description != "" {
-		args = append(args, "--description", c.Description)
+		args = append(args, "--description="+c.Description)
 	}
 	if c.Owner != "" {
-		args = append(args, "--owner", c.Owner)
+		args = append(args, "--owner="+c.Owner)
 	}
 	a := r.call(cli.TaskCreate, args...)
 	if r.g.JSON {
@@ -542,6 +556,10 @@ func (c *addCmd) run(r *runner) error {
 	got := res.Tasks[0]
 	if got.Deduplicated {
 		fmt.Fprintf(r.stdout, "exists %s %q (%s): the same subject was added less than 10 minutes ago\n", v.h(got.ID), clean(got.Subject), got.ID)
+		if miss := c.notApplied(v, v.get(got.ID), after, blocks, parent); len(miss) > 0 {
+			fmt.Fprintf(r.stderr, "%s: not applied to the existing task: %s (matrixx edit %s changes subject, priority, description, owner; matrixx show %s shows it)\n",
+				Name, strings.Join(miss, ", "), v.h(got.ID), v.h(got.ID))
+		}
 		return nil
 	}
 	fmt.Fprintln(r.stdout, AddedLine(v.h(got.ID), got.Subject, got.ID))
@@ -549,6 +567,46 @@ func (c *addCmd) run(r *runner) error {
 		fmt.Fprintf(r.stdout, "  waits for %s\n", v.handles(after))
 	}
 	return nil
+}
+
+// notApplied lists the flags of a deduplicated add that the existing task
+// t does not already match (task-create returned t unchanged).
+func (c *addCmd) notApplied(v *view, t *task.Task, after, blocks []string, parent string) []string {
+	if t == nil {
+		return nil
+	}
+	var out []string
+	if c.Priority != "" && string(t.Priority) != c.Priority {
+		out = append(out, "-p "+c.Priority)
+	}
+	if c.Description != "" && t.Description != c.Description {
+		out = append(out, "--description")
+	}
+	if c.Owner != "" && t.Owner != c.Owner {
+		out = append(out, "--owner "+clean(c.Owner))
+	}
+	if parent != "" && t.ParentID != parent {
+		out = append(out, "--parent "+v.h(parent))
+	}
+	var a []string
+	for _, x := range after {
+		if !slices.Contains(t.BlockedBy, x) {
+			a = append(a, x)
+		}
+	}
+	if len(a) > 0 {
+		out = append(out, "--after "+v.handles(a))
+	}
+	var b []string
+	for _, x := range blocks {
+		if !slices.Contains(t.Blocks, x) {
+			b = append(b, x)
+		}
+	}
+	if len(b) > 0 {
+		out = append(out, "--blocks "+v.handles(b))
+	}
+	return out
 }
 
 // AddedLine and DoneLine are the confirmations of matrixx add and done on
@@ -568,7 +626,7 @@ func DoneLine(handle, subject, id string) string {
 
 type claimCmd struct {
 	ID    string `arg:"" optional:"" placeholder:"ID" help:"Handle or id of the task (default: the next ready task)."`
-	Owner string `placeholder:"NAME" help:"Claim under this name (default: $MATRIXX_OWNER, else $USER)."`
+	Owner string `placeholder:"NAME" help:"Claim under this name (default: $MATRIXX_OWNER, else git config user.name, else $USER)."`
 	Lease string `placeholder:"DUR" help:"Lease, e.g. 15m or 2h (default: task-claim's)."`
 }
 
@@ -581,21 +639,21 @@ nobody else can claim it until the lease ends. Without an id, claims the next re
 }
 
 func (c *claimCmd) run(r *runner) error {
-	owner := c.Owner
-	for _, k := range []string{"MATRIXX_OWNER", "USER"} {
-		if owner == "" {
-			owner = r.getenv(k)
-		}
-	}
-	if owner == "" {
-		return errcode.New(errcode.InvalidArguments, "who claims? give --owner NAME (or set $MATRIXX_OWNER)")
-	}
 	p, err := r.project()
 	if err != nil {
 		return err
 	}
+	owner := c.Owner
+	if owner == "" {
+		owner = r.whoami(p.Root)
+	}
+	if owner == "" {
+		return errcode.New(errcode.InvalidArguments, "who claims? give --owner NAME (or set $MATRIXX_OWNER, git config user.name or $USER)")
+	}
 	args := []string{}
-	if c.ID != "" {
+	if c.ID != "" && r.g.JSON {
+		args = append(args, c.ID) // the plumbing resolves it: its own errors too
+	} else if c.ID != "" {
 		id, err := r.resolve(p, c.ID)
 		if err != nil {
 			return err
@@ -611,7 +669,7 @@ func (c *claimCmd) run(r *runner) error {
 		return r.passJSON(a)
 	}
 	if err := r.check(a); err != nil {
-		return err
+		return r.refused(p, err)
 	}
 	var res struct {
 		Task *task.Task `json:"task"`
@@ -635,20 +693,56 @@ func (c *claimCmd) run(r *runner) error {
 	return nil
 }
 
+// refused turns the plumbing's refusal of a task write into one line for
+// people: its ids as handles, and what to type instead.
+func (r *runner) refused(p *cli.Project, err error) error {
+	e := errcode.As(err)
+	v, lerr := load(p.Store, false)
+	if lerr != nil {
+		return err
+	}
+	id := idRe.FindString(e.Message) // the refused task comes first
+	h := v.h(id)
+	msg := handlesIn(e.Message, v)
+	switch e.Code {
+	case errcode.TaskBlocked:
+		msg += fmt.Sprintf("; matrixx show %s shows what it waits for, matrixx ready what can start now", h)
+	case errcode.ClaimConflict:
+		msg += fmt.Sprintf("; matrixx show %s shows the claim, matrixx ready what is free", h)
+	case errcode.PreconditionFailed:
+		msg += fmt.Sprintf("; it changed meanwhile: matrixx show %s, then try again", h)
+	case errcode.TaskNotClaimable:
+		if v.status(id) == task.Completed || v.status(id) == task.Deleted {
+			msg += fmt.Sprintf("; matrixx reopen %s makes it pending again, matrixx ready shows what can start now", h)
+		} else {
+			msg += "; matrixx ready shows what can start now"
+		}
+	}
+	return &errcode.Error{Code: e.Code, Message: msg}
+}
+
 // ---- done ----
 
 type doneCmd struct {
-	ID string `arg:"" placeholder:"ID" help:"Handle or id of the task."`
+	ID    string `arg:"" placeholder:"ID" help:"Handle or id of the task."`
+	Force bool   `help:"Complete it even when someone else holds a live claim on it."`
 }
 
 func (c *doneCmd) Help() string {
 	return `Example: matrixx done 7f3a
 
 Sets the task's status to completed through task-update, then lists the tasks that became ready
-because of it. --json prints task-update's document.`
+because of it; a task of a plan (metadata.planName) ticks its item (plan sync NAME). Refuses a
+task someone else holds under a live claim (--force completes it
+anyway) and a deleted task (matrixx reopen first); a task already completed is said so (exit 0).
+"You" are $MATRIXX_OWNER, else git config user.name, else $USER. --json prints task-update's
+document (without these checks: the plumbing's own rules).`
 }
 
 func (c *doneCmd) run(r *runner) error {
+	if r.g.JSON {
+		return r.passJSON(r.call(cli.TaskUpdate, c.ID, "--status", "completed"))
+	}
 	p, err := r.project()
 	if err != nil {
 		return err
@@ -657,23 +751,42 @@ func (c *doneCmd) run(r *runner) error {
 	if err != nil {
 		return err
 	}
-	a := r.call(cli.TaskUpdate, id, "--status", "completed")
-	if r.g.JSON {
-		return r.passJSON(a)
-	}
-	a.stderr = nil // "unchanged" notes: said below in words
-	if err := r.check(a); err != nil {
-		return err
-	}
 	v, err := load(p.Store, false)
 	if err != nil {
 		return err
 	}
 	t := v.get(id)
 	if t == nil {
+		return errcode.New(errcode.TaskCorrupt, "%s.json is not a readable task", id)
+	}
+	h := v.h(id)
+	switch t.Status {
+	case task.Completed:
+		fmt.Fprintf(r.stdout, "already completed %s %q (%s)\n", h, clean(t.Subject), id)
+		return nil
+	case task.Deleted:
+		return errcode.New(errcode.ValidationError, "%s is deleted: matrixx reopen %s makes it pending again, then matrixx done %s", h, h, h)
+	}
+	if err := r.othersClaim(p, v, t, c.Force, "done"); err != nil {
+		return err
+	}
+	// Compare-and-swap: written only if nobody changed status or owner
+	// since the checks above.
+	a := r.call(cli.TaskUpdate, id, "--status", "completed", "--expect-status", string(t.Status), "--expect-owner="+t.Owner)
+	a.stderr = nil // "unchanged" notes: said below in words
+	if err := r.check(a); err != nil {
+		return r.refused(p, err)
+	}
+	if v, err = load(p.Store, false); err != nil {
+		return err
+	}
+	if t = v.get(id); t == nil {
 		return errcode.New(errcode.TaskNotFound, "no task %s", c.ID)
 	}
 	fmt.Fprintln(r.stdout, DoneLine(v.h(id), t.Subject, id))
+	if name, ok := t.MetadataString("planName"); ok && name != "" {
+		r.syncPlan(name)
+	}
 	var now []string
 	for _, d := range v.dependents(id) {
 		if x := v.get(d); x != nil && v.ready(x) {
@@ -687,6 +800,51 @@ func (c *doneCmd) run(r *runner) error {
 		}
 	}
 	return nil
+}
+
+// syncPlan ticks the plan's items whose tasks are completed (plan sync
+// NAME), after done completed one of its tasks, and says what it ticked. A
+// failure leaves the task completed: it is said on stderr with the command
+// that retries, and done still exits 0.
+func (r *runner) syncPlan(name string) {
+	a := r.call(cli.Plan, "sync", name)
+	if err := r.check(a); err != nil {
+		e := errcode.As(err)
+		fmt.Fprintf(r.stderr, "%s: the plan %s was not updated: %s; plan sync %s ticks its items (matrixx plan %s shows it)\n",
+			Name, clean(name), clean(e.Message), clean(name), clean(name))
+		return
+	}
+	var res struct {
+		Checked  []int `json:"checked"`
+		Progress struct {
+			Done  int `json:"done"`
+			Total int `json:"total"`
+		} `json:"progress"`
+	}
+	if json.Unmarshal(firstLine(a.stdout), &res, json.RejectUnknownMembers(false)) != nil || len(res.Checked) == 0 {
+		return
+	}
+	items := make([]string, len(res.Checked))
+	for i, n := range res.Checked {
+		items[i] = itoa(n)
+	}
+	fmt.Fprintf(r.stdout, "plan %s: ticked item %s (%d/%d done)\n", clean(name), strings.Join(items, ", "), res.Progress.Done, res.Progress.Total)
+}
+
+// whoami is the name the porcelain acts under: $MATRIXX_OWNER, else the
+// project's git config user.name, else $USER ("" when none is set).
+func (r *runner) whoami(root string) string {
+	if s := strings.TrimSpace(r.getenv("MATRIXX_OWNER")); s != "" {
+		return s
+	}
+	cmd := exec.Command("git", "config", "user.name")
+	cmd.Dir = root
+	if out, err := cmd.Output(); err == nil {
+		if s := strings.TrimSpace(string(out)); s != "" {
+			return s
+		}
+	}
+	return strings.TrimSpace(r.getenv("USER"))
 }
 
 // ---- tree ----
@@ -721,13 +879,16 @@ func (c *treeCmd) run(r *runner) error {
 	}
 	r.problems(v)
 	shown := func(t *task.Task) bool { return c.All || t.Status.Active() }
+	loops := parentLoops(v)
 	kids := map[string][]*task.Task{}
 	var roots []*task.Task
 	for _, t := range v.tasks {
 		if !shown(t) {
 			continue
 		}
-		if par := v.get(t.ParentID); t.ParentID != "" && par != nil && shown(par) {
+		// A task in a parent loop is drawn at the top, marked: it has no
+		// root to hang from, and must not vanish.
+		if par := v.get(t.ParentID); t.ParentID != "" && par != nil && shown(par) && loops[t.ID] == nil {
 			kids[t.ParentID] = append(kids[t.ParentID], t)
 		} else {
 			roots = append(roots, t)
@@ -748,6 +909,9 @@ func (c *treeCmd) run(r *runner) error {
 		line := prefix + branch + r.st.paint(t.Status, r.st.glyph(t.Status)+" "+v.h(t.ID)) + "  " + clean(t.Subject)
 		if u := v.unresolved(t); len(u) > 0 {
 			line += r.st.dim("  " + r.st.pick("⟵ ", "<- ") + v.handles(u))
+		}
+		if loop := loops[t.ID]; loop != nil {
+			line += r.st.paint(task.Deleted, "  "+r.st.pick("↻", "@")+" parent loop "+v.handles(loop)+" (matrixx doctor)")
 		}
 		if r.st.width > 0 && !r.st.color {
 			line = r.st.truncate(line, r.st.width)
@@ -773,4 +937,37 @@ func (c *treeCmd) run(r *runner) error {
 		walk(t, "", "")
 	}
 	return nil
+}
+
+// parentLoops maps each task whose parentID chain comes back to itself to
+// that loop's members, in chain order starting with the task (a task that
+// is its own parent: just itself). Every chain is followed once (colours:
+// on the current path, finished), so a store of any shape costs linear time.
+func parentLoops(v *view) map[string][]string {
+	loops := map[string][]string{}
+	done := map[string]bool{}
+	for _, t := range v.tasks {
+		var path []string
+		on := map[string]int{}
+		for id := t.ID; id != "" && !done[id]; {
+			if i, ok := on[id]; ok {
+				loop := path[i:]
+				for k, m := range loop {
+					loops[m] = append(slices.Clone(loop[k:]), loop[:k]...)
+				}
+				break
+			}
+			on[id] = len(path)
+			path = append(path, id)
+			x := v.get(id)
+			if x == nil {
+				break
+			}
+			id = x.ParentID
+		}
+		for _, id := range path {
+			done[id] = true
+		}
+	}
+	return loops
 }

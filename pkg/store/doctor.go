@@ -195,6 +195,7 @@ func diagnose(snap *Snapshot, now time.Time) *DoctorReport {
 	for _, e := range snap.Entries {
 		tasks[e.Task.ID] = e.Task
 	}
+	rep.Findings = append(rep.Findings, parentCycles(tasks)...) // doctor_parents.go
 	// An unreadable file is not a missing task: edges to it are left alone.
 	unreadable := map[string]bool{}
 	for _, p := range snap.Problems {

@@ -1,0 +1,226 @@
+package porcelain
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// The commands that fix mistakes: rm, edit, reopen, unclaim. Each is one
+// task-update call (a compare-and-swap on the status and owner it
+// checked), so they validate, lock and record as the plumbing does.
+
+// target resolves typed and reads its task for a fix command.
+func (r *runner) target(typed string) (*cli.Project, *view, *task.Task, error) {
+	p, err := r.project()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	id, err := r.resolve(p, typed)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	v, err := load(p.Store, false)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	t := v.get(id)
+	if t == nil {
+		return nil, nil, nil, errcode.New(errcode.TaskCorrupt, "%s.json is not a readable task", id)
+	}
+	return p, v, t, nil
+}
+
+// othersClaim refuses t when someone other than you holds a live claim on
+// it (claim_conflict naming the holder, the expiry and what to type); nil
+// when force, when there is no live claim, or when it is yours.
+func (r *runner) othersClaim(p *cli.Project, v *view, t *task.Task, force bool, again string) error {
+	cl := claim.Live(t, time.Now())
+	if cl == nil || force {
+		return nil
+	}
+	if me := r.whoami(p.Root); cl.Owner != "" && cl.Owner == me {
+		return nil
+	}
+	h := v.h(t.ID)
+	until := "with no lease"
+	if exp, ok := cl.Expiry(); ok {
+		until = "until " + exp.Local().Format("15:04") + " (in " + short(time.Until(exp)) + ")"
+	}
+	return errcode.New(errcode.ClaimConflict, "%s is claimed by %s %s; matrixx %s %s --force does it anyway, matrixx show %s shows the claim",
+		h, clean(claim.Holder(t, cl)), until, again, h, h)
+}
+
+// update runs task-update on t with args, guarded by t's current status
+// and owner, and prints line (with the handle, subject and id) on success.
+func (r *runner) update(p *cli.Project, t *task.Task, line string, args ...string) error {
+	full := append([]string{t.ID}, args...)
+	full = append(full, "--expect-status", string(t.Status), "--expect-owner="+t.Owner)
+	a := r.call(cli.TaskUpdate, full...)
+	a.stderr = nil
+	if err := r.check(a); err != nil {
+		return r.refused(p, err)
+	}
+	v, err := load(p.Store, false)
+	if err != nil {
+		return err
+	}
+	subject := t.Subject
+	if x := v.get(t.ID); x != nil {
+		subject = x.Subject
+	}
+	fmt.Fprintf(r.stdout, "%s %s %q (%s)\n", line, v.h(t.ID), clean(subject), t.ID)
+	return nil
+}
+
+// ---- rm ----
+
+type rmCmd struct {
+	ID    string `arg:"" placeholder:"ID" help:"Handle or id of the task."`
+	Force bool   `help:"Delete it even when someone else holds a live claim on it."`
+}
+
+func (c *rmCmd) Help() string {
+	return `Example: matrixx rm 7f3a
+
+Sets the task's status to deleted through task-update (the file stays; task-cleanup removes
+deleted tasks' files later; matrixx reopen brings it back). Refuses a task someone else holds
+under a live claim unless --force. --json prints task-update's document.`
+}
+
+func (c *rmCmd) run(r *runner) error {
+	if r.g.JSON {
+		return r.passJSON(r.call(cli.TaskUpdate, c.ID, "--status", "deleted"))
+	}
+	p, v, t, err := r.target(c.ID)
+	if err != nil {
+		return err
+	}
+	if t.Status == task.Deleted {
+		fmt.Fprintf(r.stdout, "already deleted %s %q (%s)\n", v.h(t.ID), clean(t.Subject), t.ID)
+		return nil
+	}
+	if err := r.othersClaim(p, v, t, c.Force, "rm"); err != nil {
+		return err
+	}
+	return r.update(p, t, "deleted", "--status", "deleted")
+}
+
+// ---- reopen ----
+
+type reopenCmd struct {
+	ID string `arg:"" placeholder:"ID" help:"Handle or id of the task."`
+}
+
+func (c *reopenCmd) Help() string {
+	return `Example: matrixx reopen 7f3a
+
+Sets a completed or deleted task back to pending through task-update. A pending task is said so
+(exit 0); an in_progress one is refused (matrixx unclaim gives it back). --json prints
+task-update's document.`
+}
+
+func (c *reopenCmd) run(r *runner) error {
+	if r.g.JSON {
+		return r.passJSON(r.call(cli.TaskUpdate, c.ID, "--status", "pending"))
+	}
+	p, v, t, err := r.target(c.ID)
+	if err != nil {
+		return err
+	}
+	h := v.h(t.ID)
+	switch t.Status {
+	case task.Pending:
+		fmt.Fprintf(r.stdout, "already pending %s %q (%s)\n", h, clean(t.Subject), t.ID)
+		return nil
+	case task.InProgress:
+		return errcode.New(errcode.ValidationError, "%s is in progress, not finished: matrixx unclaim %s gives it back to pending", h, h)
+	}
+	return r.update(p, t, "reopened", "--status", "pending")
+}
+
+// ---- unclaim ----
+
+type unclaimCmd struct {
+	ID    string `arg:"" placeholder:"ID" help:"Handle or id of the task."`
+	Force bool   `help:"Give it back even when someone else holds a live claim on it."`
+}
+
+func (c *unclaimCmd) Help() string {
+	return `Example: matrixx unclaim 7f3a
+
+Gives an in_progress task back: status pending, owner cleared, the claim ended, through
+task-update. Refuses someone else's live claim unless --force. --json prints task-update's
+document.`
+}
+
+func (c *unclaimCmd) run(r *runner) error {
+	if r.g.JSON {
+		return r.passJSON(r.call(cli.TaskUpdate, c.ID, "--status", "pending", "--owner="))
+	}
+	p, v, t, err := r.target(c.ID)
+	if err != nil {
+		return err
+	}
+	if t.Status != task.InProgress {
+		h := v.h(t.ID)
+		return errcode.New(errcode.ValidationError, "%s is %s, not in progress: nothing to give back (matrixx show %s)", h, t.Status, h)
+	}
+	if err := r.othersClaim(p, v, t, c.Force, "unclaim"); err != nil {
+		return err
+	}
+	return r.update(p, t, "unclaimed", "--status", "pending", "--owner=")
+}
+
+// ---- edit ----
+
+type editCmd struct {
+	ID          string  `arg:"" placeholder:"ID" help:"Handle or id of the task."`
+	Subject     *string `short:"s" placeholder:"TEXT" help:"New subject."`
+	Priority    *string `short:"p" enum:"low,medium,high,none" placeholder:"PRIORITY" help:"New priority: low, medium, high, or none (removes it)."`
+	Description *string `short:"d" placeholder:"TEXT" help:"New description (\"\" removes it)."`
+	Owner       *string `placeholder:"NAME" help:"New owner (\"\" removes it)."`
+}
+
+func (c *editCmd) Help() string {
+	return `Example: matrixx edit 7f3a --subject "Build the backend" -p high
+
+Changes the task's subject, priority, description or owner through task-update (same checks
+and lock). Status has its own commands: done, rm, reopen, claim, unclaim. --json prints
+task-update's document.`
+}
+
+func (c *editCmd) run(r *runner) error {
+	var args []string
+	if c.Subject != nil {
+		args = append(args, "--subject="+*c.Subject)
+	}
+	if c.Priority != nil {
+		pr := *c.Priority
+		if pr == "none" {
+			pr = ""
+		}
+		args = append(args, "--priority="+pr)
+	}
+	if c.Description != nil {
+		args = append(args, "--description="+*c.Description)
+	}
+	if c.Owner != nil {
+		args = append(args, "--owner="+*c.Owner)
+	}
+	if len(args) == 0 {
+		return errcode.New(errcode.InvalidArguments, "nothing to change: give --subject, -p, --description or --owner")
+	}
+	if r.g.JSON {
+		return r.passJSON(r.call(cli.TaskUpdate, append([]string{c.ID}, args...)...))
+	}
+	p, _, t, err := r.target(c.ID)
+	if err != nil {
+		return err
+	}
+	return r.update(p, t, "edited", args...)
+}
