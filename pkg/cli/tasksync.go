@@ -118,6 +118,12 @@ func (c *syncCmd) run(a *app) error {
 		StateDir: filepath.Join(e.root, ".matrixx", "state"),
 		Lock:     lockOpt,
 		Log:      a.stderr,
+		// Recorded like every write of the toolkit (docs/integrity.md), so
+		// the post-call check keeps what a sync in a tool call pulled.
+		TasksRecord: e.store.Record,
+	}
+	if e.integrity != nil {
+		o.PlansRecord = e.integrity.Plans().Recorder()
 	}
 	switch cmd {
 	case "setup":
@@ -145,7 +151,7 @@ func (c *syncCmd) run(a *app) error {
 		if f, ok := a.stdin.(*os.File); ok && isTerminal(f) {
 			return a.needInput("the JSON Lines of task-sync export")
 		}
-		res, err := tasksync.Import(o.TasksDir, o.PlansDir, a.stdin, c.Import.OnConflict, lockOpt)
+		res, err := tasksync.Import(o, a.stdin, c.Import.OnConflict)
 		if err != nil {
 			return err
 		}
