@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -55,7 +54,6 @@ type syncCmd struct {
 	Import      syncImportCmd `cmd:"" help:"Read JSON Lines (as export writes them) from stdin into the store."`
 	MergeDriver syncDriverCmd `cmd:"" name:"merge-driver" help:"Merge three versions of a T-*.json record (git calls this: %O %A %B %P)."`
 	Setup       syncSetupCmd  `cmd:"" help:"Register the record merge driver in this clone only (the first sync does it too)."`
-	Claim       syncClaimCmd  `cmd:"" hidden:"" help:"Claim a task so that the claim counts only once pushed (task-claim --remote)."`
 	ctx         *kong.Context `kong:"-"`
 }
 
@@ -79,13 +77,6 @@ type syncDriverCmd struct {
 	Path   string `arg:"" optional:"" help:"%P: the path in the tree (for messages)."`
 }
 
-type syncClaimCmd struct {
-	ID     string         `arg:"" help:"Task id."`
-	Owner  string         `required:"" help:"The claimant."`
-	Lease  *time.Duration `placeholder:"DUR" help:"Lease, e.g. 15m (none: the claim does not expire)."`
-	Remote string         `placeholder:"NAME" default:"origin" help:"The git remote."`
-}
-
 // TaskSync is the task-sync binary.
 func TaskSync(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return run("task-sync", syncHelp, &syncCmd{}, args, stdin, stdout, stderr)
@@ -95,6 +86,26 @@ func TaskSync(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func (c *syncCmd) AfterApply(ctx *kong.Context) error {
 	c.ctx = ctx
 	return nil
+}
+
+// syncOptions is what task-sync and task-claim --remote move and where:
+// the store, the plans, their locks and their integrity recorders.
+func syncOptions(a *app, e *env) tasksync.Options {
+	o := tasksync.Options{
+		Root:     e.root,
+		TasksDir: e.store.Dir,
+		PlansDir: plan.DirOf(e.root),
+		StateDir: filepath.Join(e.root, ".matrixx", "state"),
+		Lock:     lock.Options{Timeout: e.store.Lock.Timeout, NoKernel: e.store.Lock.NoKernel},
+		Log:      a.stderr,
+		// Recorded like every write of the toolkit (docs/integrity.md), so
+		// the post-call check keeps what a sync in a tool call pulled.
+		TasksRecord: e.store.Record,
+	}
+	if e.integrity != nil {
+		o.PlansRecord = e.integrity.Plans().Recorder()
+	}
+	return o
 }
 
 func (c *syncCmd) run(a *app) error {
@@ -110,21 +121,7 @@ func (c *syncCmd) run(a *app) error {
 	if err != nil {
 		return err
 	}
-	lockOpt := lock.Options{Timeout: e.store.Lock.Timeout, NoKernel: e.store.Lock.NoKernel}
-	o := tasksync.Options{
-		Root:     e.root,
-		TasksDir: e.store.Dir,
-		PlansDir: plan.DirOf(e.root),
-		StateDir: filepath.Join(e.root, ".matrixx", "state"),
-		Lock:     lockOpt,
-		Log:      a.stderr,
-		// Recorded like every write of the toolkit (docs/integrity.md), so
-		// the post-call check keeps what a sync in a tool call pulled.
-		TasksRecord: e.store.Record,
-	}
-	if e.integrity != nil {
-		o.PlansRecord = e.integrity.Plans().Recorder()
-	}
+	o := syncOptions(a, e)
 	switch cmd {
 	case "setup":
 		if err := tasksync.Setup(e.root); err != nil {
@@ -156,21 +153,6 @@ func (c *syncCmd) run(a *app) error {
 			return err
 		}
 		a.emit(res)
-		return nil
-	case "claim":
-		o.Remote = c.Claim.Remote
-		req := tasksync.ClaimRequest{ID: c.Claim.ID, Owner: c.Claim.Owner, Session: e.store.Session}
-		if c.Claim.Lease != nil {
-			if *c.Claim.Lease < time.Second {
-				return errcode.New(errcode.InvalidArguments, "--lease must be at least 1s")
-			}
-			req.Lease = *c.Claim.Lease
-		}
-		t, _, err := tasksync.RemoteClaim(o, req, nil)
-		if err != nil {
-			return err
-		}
-		a.emit(map[string]any{"task": t})
 		return nil
 	}
 	if c.Run.Attempts < 1 || c.Run.Attempts > 100 {
