@@ -22,6 +22,7 @@ var mains = map[string]func([]string, io.Reader, io.Writer, io.Writer) int{
 	"task-cleanup": cli.TaskCleanup,
 	"task-claim":   cli.TaskClaim,
 	"task-doctor":  cli.TaskDoctor,
+	"task-sync":    cli.TaskSync,
 	"matrixx-mcp":  mcpserver.Main,
 	"plan":         cli.Plan,
 	"matrixx-hook": cli.MatrixxHook,

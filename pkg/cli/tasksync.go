@@ -15,7 +15,9 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/tasksync"
 )
 
-const syncHelp = `Share the task store between machines through git (docs/sync.md).
+const syncHelp = `Example: task-sync
+
+Share the task store between machines through git (docs/sync.md).
 
   task-sync                       fetch, merge, commit and push the store (remote "origin")
   task-sync --remote backup       the same with another git remote
@@ -233,4 +235,42 @@ func (d *syncDriverCmd) run(a *app) error {
 		return errcode.Wrap(errcode.InternalError, err, "writing %s", d.Ours)
 	}
 	return nil
+}
+
+// Help of export (kong shows it under the subcommand's usage).
+func (syncExportCmd) Help() string {
+	return `Example: task-sync export > tasks.jsonl
+
+One line per record ({"task":{…},"mtimeMs":n}, by id) then per plan ({"plan","text","mtimeMs"},
+by name); mtimeMs is the file's modification time. Unreadable files are named on stderr and the
+exit status is 3 (partial).`
+}
+
+// Help of import.
+func (syncImportCmd) Help() string {
+	return `Example: task-sync import --on-conflict newer < tasks.jsonl
+
+Every line is validated before anything is written (a bad line: validation_error naming it). A
+record or plan the store lacks is created; one with other content is decided by --on-conflict:
+skip keeps the store's, fail imports nothing (import_conflict), newer takes the line when its
+mtimeMs is later than the file's modification time (a tie keeps the store's).
+Answer: {"created":n,"updated":n,"unchanged":n,"skipped":[ids and plan names]}.`
+}
+
+// Help of merge-driver.
+func (syncDriverCmd) Help() string {
+	return `Example: task-sync merge-driver %O %A %B %P   (in .git/config; git calls it)
+
+Merges base, ours and theirs of one record with the record merge and writes the result to %A
+(exit 0); the decisions are printed on stderr. A version that is not a valid record leaves %A as
+ours and exits 1 (git reports the path as conflicted).`
+}
+
+// Help of setup.
+func (syncSetupCmd) Help() string {
+	return `Example: task-sync setup
+
+Registers the record merge driver in this clone only (.git/config and .git/info/attributes;
+nothing committed); the first task-sync does it too.
+Answer: {"mergeDriver":"matrixx-task","attributes":"T-*.json merge=matrixx-task"}.`
 }
