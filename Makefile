@@ -47,13 +47,15 @@ bench:
 # task writers, 1,000 of plan writers, 32,000 bad files), the claim proofs
 # at the issue's size (32 claimants × 100 rounds for one task, 16 workers
 # draining 500 tasks with dependencies, a SIGKILLed claimant, a foreign
-# .lock), then the lock-takeover, disk and fsync tests 20 times, then the
+# .lock), then the lock-takeover tests (holders paused before and after
+# their ownership check: the fencing of docs/design.md S41, with and without
+# flock), the odd .lock files, disk and fsync tests 20 times, then the
 # task-sync proofs at full size (8 machines × 50 claim rounds, 8 machines ×
 # 1,000 edits); every part runs, any fails.
 stress:
 	@status=0; \
 	FAULT_SCALE=10 $(GO) test -count=1 -timeout 30m -run 'TestKillWriters|TestKillPlanWriters|TestCorruptAndForeignFiles' -v ./t/fault/ || status=1; \
 	FAULT_SCALE=10 $(GO) test -count=1 -timeout 30m -run 'TestClaim' -v ./t/fault/ || status=1; \
-	$(GO) test -count=20 -timeout 30m -run 'TestPaused|TestDiskFull|TestReadOnlyStore|TestFsync' ./t/fault/ || status=1; \
+	$(GO) test -count=20 -timeout 30m -run 'TestPaused|TestOddLockStale|TestDiskFull|TestReadOnlyStore|TestFsync' ./t/fault/ || status=1; \
 	SYNC_SCALE=1 $(GO) test -count=1 -timeout 60m -v -run 'TestClaimRace|TestRandomEdits|TestGitMergeDriver' ./t/sync/ || status=1; \
 	exit $$status

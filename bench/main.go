@@ -36,7 +36,7 @@ func main() {
 		os.Exit(rssChild(os.Args[2:]))
 	}
 	var c config
-	only := flag.String("only", "hook,session,list,create,contention,growth,mcp,claim,hosts,integrity,porcelain,sync", "comma-separated sections to run")
+	only := flag.String("only", "goals,hook,session,list,create,contention,growth,mcp,claim,hosts,integrity,porcelain,sync", "comma-separated sections to run")
 	flag.IntVar(&c.runs, "runs", 31, "timed runs per figure (each alternated with its baseline)")
 	flag.BoolVar(&c.quick, "quick", false, "fewer runs and no 50,000-task store (a smoke run)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temp directory (binaries and stores)")
@@ -106,6 +106,7 @@ func run(c *config) error {
 		name string
 		fn   func() error
 	}{
+		{"goals", b.goals},
 		{"hook", b.hook},
 		{"session", b.session},
 		{"hosts", b.hosts},

@@ -20,6 +20,7 @@ type scaleStore struct {
 type listResult struct {
 	list, cat *series
 	cmd       *command // the task-list command
+	catCmd    *command // its cat baseline
 }
 
 // createResult is task-create into one store: steady state (the dedup
@@ -80,7 +81,7 @@ func (b *bench) measureList(n int) (*listResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &listResult{list: sl, cat: sc, cmd: list}
+	r := &listResult{list: sl, cat: sc, cmd: list, catCmd: cat}
 	b.lists[n] = r
 	return r, nil
 }

@@ -31,11 +31,34 @@ func commands() map[string]scriptCmd {
 
 func coreCommands() map[string]scriptCmd {
 	return map[string]scriptCmd{
-		"exitcode": cmdExitcode,
-		"json":     cmdJSON,
-		"jqset":    cmdJQSet,
-		"age":      cmdAge,
+		"exitcode":      cmdExitcode,
+		"json":          cmdJSON,
+		"jqset":         cmdJQSet,
+		"age":           cmdAge,
+		"readme-script": cmdReadmeScript,
 	}
+}
+
+// readme-script NAME: write the README's shell script NAME (the ```sh
+// block that starts with "#!/bin/sh" and "# NAME") to $WORK/NAME, so the
+// scripts test the README's text itself.
+func cmdReadmeScript(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: readme-script NAME")
+	}
+	readme, err := os.ReadFile("../README.md")
+	ts.Check(err)
+	start := "```sh\n#!/bin/sh\n# " + args[0] + " "
+	i := strings.Index(string(readme), start)
+	if i < 0 {
+		ts.Fatalf("README.md has no script %s", args[0])
+	}
+	body := string(readme[i+len("```sh\n"):])
+	end := strings.Index(body, "\n```")
+	if end < 0 {
+		ts.Fatalf("README.md: script %s has no end", args[0])
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(body[:end+1]), 0o755))
 }
 
 // exitcode N prog args...: run prog (like exec) and require exit status N.

@@ -154,6 +154,15 @@ func run(name, description string, cmd command, args []string, stdin io.Reader, 
 	if _, err := parser.Parse(args); err != nil {
 		return a.fail(errcode.New(errcode.InvalidArguments, "%v (see %s --help)", err, name))
 	}
+	// --where is answered here, for every binary with the common flags,
+	// before the command runs: it prints what would be used and why, reads
+	// no stdin and writes nothing (docs/design.md S28).
+	if w, ok := cmd.(interface{ whereGlobals() *globals }); ok && w.whereGlobals().Where {
+		if err := a.where(w.whereGlobals()); err != nil {
+			return a.fail(err)
+		}
+		return a.exit
+	}
 	if err := cmd.run(a); err != nil {
 		return a.fail(err)
 	}
@@ -282,8 +291,10 @@ func (a *app) readInput(given string, doc stdinDoc) (data []byte, empty bool, er
 // nothing within input.RequiredWait and does not close is "no input"
 // (invalid_arguments, exit 2); one that goes silent part-way through its
 // document without closing is a validation_error, and one that sent a
-// whole document and stays open is read as that document. what names the
-// expected input in the message.
+// whole document and stays open is read as that document. Text (what is
+// not "a JSON document": plan's markdown) has no end marker: text followed
+// by silence without a close is refused (invalid_arguments). what names
+// the expected input in the message.
 func (a *app) readSocket(limit int64, what string) ([]byte, bool, error) {
 	data, empty, silent, err := input.ReadSocket(a.stdin, limit, input.RequiredWait)
 	switch {
@@ -296,6 +307,12 @@ func (a *app) readSocket(limit int64, what string) ([]byte, bool, error) {
 	case silent && what == "a JSON document" && !jsontext.Value(data).IsValid():
 		return nil, false, errcode.New(errcode.ValidationError,
 			"malformed JSON: stdin went silent for %s without closing before the document ended (%d bytes read)", input.Seconds(input.RequiredWait), len(data))
+	case silent && what != "a JSON document":
+		// Plain text has no end marker: text that stops without the
+		// socket closing may be cut short, so it is refused, not taken.
+		return nil, false, errcode.New(errcode.InvalidArguments,
+			"stdin (a socket) went silent for %s without closing after %d bytes of %s: plain text has no end marker, so it may be cut short; nothing was written; give the text on a pipe, a file or a here-document, or close the socket after it",
+			input.Seconds(input.RequiredWait), len(data), what)
 	}
 	return data, empty, nil
 }
@@ -319,6 +336,15 @@ const stdinOptional = stdinRule + `
 Without flags, stdin is read only when its first non-blank character is "{"; anything else is
 left unread (a bare task-list in a "while read" loop does not eat the loop's input). A socket
 stdin (an agent host's) that sends nothing within 250 ms is not waited for: the defaults apply.`
+
+// stdinDoctor is stdinOptional for task-doctor, which takes no id
+// argument.
+const stdinDoctor = `Give flags or a JSON document on stdin. With flags, stdin is only looked at (for up to 10 ms),
+never read: a document there too (its first non-blank character is "{") is ignored with a warning
+on stderr (give </dev/null to silence it), and other text is left to its reader. Without flags,
+stdin is read only when its first non-blank character is "{"; anything else is left unread (a
+bare task-doctor in a "while read" loop does not eat the loop's input). A socket stdin (an agent
+host's) that sends nothing within 250 ms is not waited for: the defaults apply.`
 
 const stdinCleanup = `Give flags or a JSON document on stdin, not both: with flags, stdin is only looked at (for up to
 10 ms), never read, and a document there too (its first non-blank character is "{") is a usage

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"strings"
+	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -27,6 +29,10 @@ type globals struct {
 	Where   bool             `help:"Print what this command would use and why (project root, task store, config files and settings, session id, environment) as JSON, and do nothing else."`
 	Version kong.VersionFlag `help:"Print the version and exit."`
 }
+
+// whereGlobals gives run the common flags of a command that embeds them,
+// so --where is handled in one place for every binary.
+func (g *globals) whereGlobals() *globals { return g }
 
 // writeFlags are the flags of binaries that take the lock.
 type writeFlags struct {
@@ -83,6 +89,12 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 		Log:          a.stderr,
 	}
 	st.Lock.NoKernel = a.env.Getenv("MATRIXX_NO_FLOCK") == "1"
+	if a.env.Getenv("MATRIXX_FAULT_STOP_AFTER_LOCK_CHECK") == "1" {
+		// Fault injection for the fencing tests (t/fault): the process
+		// stops itself (SIGSTOP) between each write's last lock check and
+		// its replace, the moment a late write would come from.
+		st.AfterLockCheck = stopSelf
+	}
 	ip := integrity.NewProject(root, layout.Dir, ocDir, integrity.Home(a.env.Getenv, a.env.Home, root))
 	if !cfg.HookDisabled(hook.NameIntegrity) {
 		// Every write is recorded for the post-call check (docs/integrity.md);
@@ -115,3 +127,6 @@ func checkSession(s string) error {
 	}
 	return nil
 }
+
+// stopSelf sends SIGSTOP to this process (fault injection only).
+func stopSelf() { _ = syscall.Kill(os.Getpid(), syscall.SIGSTOP) }

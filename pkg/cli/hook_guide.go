@@ -10,6 +10,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 )
 
 // The skill and the slash commands (hook.GuideFiles) live in the .claude
@@ -94,7 +95,7 @@ func readRegular(path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, errcode.New(errcode.ValidationError, "%s is not a regular file: move it away and run the command again", path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, maxUserFileBytes, true)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.InternalError, err, "reading %s", path)
 	}

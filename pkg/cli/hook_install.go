@@ -13,6 +13,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 )
 
 // settingsFlags choose the Claude Code settings file (DESIGN D16).
@@ -36,6 +37,9 @@ type uninstallCmd struct {
 	sub
 	settingsFlags
 	hostFlag
+	// MCP is accepted so "uninstall" takes install's flags: uninstall
+	// always removes what install --mcp added, with or without it.
+	MCP bool `name:"mcp" help:"Accepted like install's --mcp; uninstall always removes the MCP server entry install --mcp added (.mcp.json and enabledMcpjsonServers), with or without this flag."`
 }
 
 func (c *installCmd) setRoot(h *hookCmd)   { c.root, c.self = h, c }
@@ -371,7 +375,7 @@ func readSettings(path string) ([]byte, fs.FileMode, error) {
 	if err != nil {
 		return nil, 0, errcode.Wrap(errcode.InternalError, err, "reading %s", path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, maxUserFileBytes, true)
 	if err != nil {
 		return nil, 0, errcode.Wrap(errcode.InternalError, err, "reading %s", path)
 	}
@@ -389,3 +393,7 @@ func writeSettings(path string, data []byte, mode fs.FileMode) error {
 	}
 	return nil
 }
+
+// maxUserFileBytes caps a settings or guide file that install reads: 16 MiB,
+// checked before reading (a sparse giant is refused, not read whole).
+const maxUserFileBytes = 16 << 20

@@ -20,7 +20,10 @@ func (c *planCreateCmd) Help() string {
 	return `Example: plan create auth < auth.md
 
 Writes .matrixx/plans/NAME.md with the markdown read on stdin, byte for byte. When stdin is a
-terminal or empty, writes a template to fill in with plan update.
+terminal or empty, writes a template to fill in with plan update. A pipe or file is read until
+it closes; a socket stdin (an agent host's) that sends nothing within 3 s is "no input" (exit 2),
+and one that sends text and then goes silent for 3 s without closing is refused (exit 2, nothing
+written): plain text has no end marker, so it could be cut short.
 
   plan create auth < auth.md
   printf '# Auth\n\n1. [ ] Login form\n2. [ ] Session tokens\n' | plan create auth

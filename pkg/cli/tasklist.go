@@ -60,6 +60,9 @@ func listFlag(key string) string {
 	return "--" + key
 }
 
+// listMemoryLimit is task-list's soft memory limit (runtime/debug): 48 MiB.
+const listMemoryLimit = 48 << 20
+
 // TaskList is the task-list binary.
 func TaskList(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return run("task-list", listHelp, &listCmd{}, args, stdin, stdout, stderr)
@@ -71,8 +74,15 @@ func (c *listCmd) run(a *app) error {
 	}
 	// A listing allocates once per record and exits: collect garbage
 	// rarely (about 10% less CPU at 10,000 tasks, docs/benchmarks.md).
+	// A soft limit of 48 MiB caps what that costs in memory: near it the
+	// collector runs as often as needed and returns freed pages, so
+	// task-list at 50,000 tasks stays under 64 MiB resident
+	// (docs/benchmarks.md). GOMEMLIMIT, when set, is left to decide.
 	if !a.inProcess {
 		debug.SetGCPercent(400)
+		if a.env.Getenv("GOMEMLIMIT") == "" {
+			debug.SetMemoryLimit(listMemoryLimit)
+		}
 	}
 	a.pretty = c.Pretty
 	req := &task.ListRequest{Status: task.Status(c.Status), ParentID: c.Parent, Ready: c.Ready, All: c.All, Waves: c.Waves}

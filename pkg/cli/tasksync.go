@@ -15,7 +15,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/tasksync"
 )
 
-const syncHelp = `Example: task-sync
+const syncHelp = `Example: task-sync && task-list --ready
 
 Share the task store between machines through git (docs/sync.md).
 
@@ -238,7 +238,7 @@ func (d *syncDriverCmd) run(a *app) error {
 }
 
 // Help of export (kong shows it under the subcommand's usage).
-func (syncExportCmd) Help() string {
+func (c *syncExportCmd) Help() string {
 	return `Example: task-sync export > tasks.jsonl
 
 One line per record ({"task":{…},"mtimeMs":n}, by id) then per plan ({"plan","text","mtimeMs"},
@@ -247,7 +247,7 @@ exit status is 3 (partial).`
 }
 
 // Help of import.
-func (syncImportCmd) Help() string {
+func (c *syncImportCmd) Help() string {
 	return `Example: task-sync import --on-conflict newer < tasks.jsonl
 
 Every line is validated before anything is written (a bad line: validation_error naming it). A
@@ -258,7 +258,7 @@ Answer: {"created":n,"updated":n,"unchanged":n,"skipped":[ids and plan names]}.`
 }
 
 // Help of merge-driver.
-func (syncDriverCmd) Help() string {
+func (c *syncDriverCmd) Help() string {
 	return `Example: task-sync merge-driver %O %A %B %P   (in .git/config; git calls it)
 
 Merges base, ours and theirs of one record with the record merge and writes the result to %A
@@ -267,7 +267,7 @@ ours and exits 1 (git reports the path as conflicted).`
 }
 
 // Help of setup.
-func (syncSetupCmd) Help() string {
+func (c *syncSetupCmd) Help() string {
 	return `Example: task-sync setup
 
 Registers the record merge driver in this clone only (.git/config and .git/info/attributes;

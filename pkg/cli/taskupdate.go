@@ -29,8 +29,12 @@ Ids in addBlocks/addBlockedBy must name existing tasks (task_not_found); the oth
 mirror edge (blocks for blockedBy and back) under the same lock.
 
 Status in_progress records the session (and owner) in metadata.claim, with a lease when --lease
-(or "lease") is given; any other status ends the claim. For an exclusive claim use task-claim
-(docs/claims.md). metadata.claim itself cannot be set by hand.
+(or "lease") is given; any other status ends the claim, and status pending also clears the owner
+when it is the claim's owner and the update does not set owner itself (the task goes back to the
+queue). To start work use task-claim (docs/claims.md). A task under another owner's live claim
+(not expired) is not taken over: setting in_progress or changing the owner is claim_conflict and
+nothing is written, unless --expect-owner (expect.owner) names the claim's owner, a deliberate
+reassignment. metadata.claim itself cannot be set by hand.
 
 An update that changes nothing (only the id, or values the task already has) answers the task as
 it is, exit 0, and writes nothing: the file and its modification time stay as they were, so it is

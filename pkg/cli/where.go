@@ -135,6 +135,11 @@ func (a *app) where(g *globals) error {
 	}
 
 	envList := a.env.Getenv("ULTRAWORK_TASK_LIST_ID")
+	if v := project.TrimJS(envList); v != "" {
+		// The environment variable wins over the config key (store.Resolve):
+		// show the value in effect and where it comes from.
+		ans.Settings["tasks.task_list_id"] = whereKV{v, "ULTRAWORK_TASK_LIST_ID"}
+	}
 	layout := store.Resolve(root, t, envList, ocDir)
 	ans.Store = whereStore{Dir: layout.Dir}
 	if fi, err := os.Stat(layout.Dir); err == nil && fi.IsDir() {

@@ -35,6 +35,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 )
 
 // FileName is the config file's name in both places.
@@ -329,13 +330,19 @@ func sortedKeys(m map[string]jsontext.Value) []string {
 	return out
 }
 
+// MaxFileBytes caps a config file: 1 MiB. A larger file is a config_error,
+// refused before it is read.
+const MaxFileBytes = 1 << 20
+
 // readFile reads dir/matrixx.jsonc (or matrixx.json); nil when neither exists.
 func readFile(dir string) (*file, error) {
 	var path string
 	var data []byte
 	for _, name := range []string{FileName, "matrixx.json"} {
 		p := filepath.Join(dir, name)
-		b, err := os.ReadFile(p)
+		// Links are followed (a config kept with the user's dotfiles);
+		// the size is checked before reading and a FIFO is refused.
+		b, err := safefile.ReadFile(p, MaxFileBytes, true)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

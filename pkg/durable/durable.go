@@ -33,6 +33,13 @@ type Options struct {
 	// NoDirSync skips the directory fsync: the caller syncs the directory
 	// once after a series of writes (SyncDir) before reporting success.
 	NoDirSync bool
+	// Expect, when set, makes the replace conditional (fencing): it
+	// happens only if the target still holds Expect's content at that
+	// moment, else WriteFile returns ErrChanged and the target keeps the
+	// other writer's content (see replaceIf). The store passes what it
+	// read under the lock, so a writer that lost the lock while paused
+	// after its last ownership check cannot overwrite its successor.
+	Expect *Expect
 	// ModTime, when set, becomes the new file's modification time (set on
 	// the temp file before it is synced and renamed): bookkeeping writes
 	// such as lease renewals keep the record's old mtime (docs/claims.md).
@@ -88,7 +95,12 @@ func WriteFile(path string, data []byte, opt Options) (err error) {
 			return err
 		}
 	}
-	if err = os.Rename(tmp, path); err != nil {
+	if opt.Expect != nil {
+		err = replaceIf(tmp, path, data, opt.Expect)
+	} else {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
 		return err
 	}
 	if !opt.NoSync && !opt.NoDirSync {

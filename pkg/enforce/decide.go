@@ -153,13 +153,13 @@ func Directive(in Input, q Queue) string {
 	if in.Subagent {
 		b.WriteString("Finish the work, then mark each task completed (task-update <id> --status completed). If you cannot finish, set it back to pending and say why in its description (task-update <id> --status pending --description …) so the parent agent can take over.")
 	} else {
-		b.WriteString("Continue any in_progress task, else take the next pending task that is not blocked. Mark a task in_progress before you start it (task-update <id> --status in_progress) and completed when it is done (task-update <id> --status completed). Respect blockedBy: a blocked task waits until its blockers are completed. If a task no longer applies, set its status to deleted. Stop only when no task is left.")
+		b.WriteString("Continue any in_progress task, else take the next pending task that is not blocked. Start a task with task-claim <id> --owner <you> (task-claim --owner <you> takes the next ready one) and mark it completed when it is done (task-update <id> --status completed). Respect blockedBy: a blocked task waits until its blockers are completed. If a task no longer applies, set its status to deleted. Stop only when no task is left.")
 	}
 	b.WriteString(stuckAdvice(q))
 	if q.Stale > 0 {
 		fmt.Fprintf(&b, "\nTasks marked stale have had no file activity for over %s and may be orphans of an earlier session: finish them, or complete or delete them if they no longer apply.", Window(in.staleWindow()))
 	}
-	return b.String()
+	return Cap(b.String(), MaxReasonBytes)
 }
 
 // maxStuck caps the stuck tasks explained in a directive.
@@ -186,11 +186,11 @@ func stuckAdvice(q Queue) string {
 				id = it.Deleted[0]
 			}
 			fmt.Fprintf(&b, " its blocker %s %s deleted (if that work is done or no longer needed, mark it completed: task-update %s --status completed);",
-				strings.Join(it.Deleted, ", "), isAre(len(it.Deleted)), id)
+				ids(it.Deleted), isAre(len(it.Deleted)), id)
 		}
 		if len(it.Missing) > 0 {
 			fmt.Fprintf(&b, " its blocker %s %s not in the task store, so %s never be completed;",
-				strings.Join(it.Missing, ", "), isAre(len(it.Missing)), itThey(len(it.Missing)))
+				ids(it.Missing), isAre(len(it.Missing)), itThey(len(it.Missing)))
 		}
 		fmt.Fprintf(&b, " re-plan it (create a replacement task with task-create without that blocker, then task-update %s --status deleted), or delete it if it no longer applies.", it.Task.ID)
 	}
@@ -211,15 +211,26 @@ func itThey(n int) string {
 	return "they can"
 }
 
+// MaxBlockersShown caps the blockers named on one Line: a task with
+// thousands of blockers is shown with the first few and a count.
+const MaxBlockersShown = 5
+
+// MaxReasonBytes caps a directive (and a SessionStart summary): 16 KiB.
+// Whatever the store holds, a hook never puts more into the agent's
+// context; longer text is cut at a line and says so.
+const MaxReasonBytes = 16 << 10
+
 // Line renders one item: "- T-… [pending, blocked by T-…] subject (stale: 30h)";
 // a blocker that is deleted or missing is marked "T-… (deleted)" or "T-…
-// (missing)".
+// (missing)". At most MaxBlockersShown blockers are named, then "and N
+// more".
 func Line(it Item) string {
 	t := it.Task
 	state := string(t.Status)
 	if it.Blocked() {
-		ids := make([]string, len(it.Blockers))
-		for i, id := range it.Blockers {
+		shown := it.Blockers[:min(len(it.Blockers), MaxBlockersShown)]
+		ids := make([]string, len(shown))
+		for i, id := range shown {
 			ids[i] = id
 			switch {
 			case slices.Contains(it.Deleted, id):
@@ -229,12 +240,43 @@ func Line(it Item) string {
 			}
 		}
 		state += ", blocked by " + strings.Join(ids, ", ")
+		if n := len(it.Blockers) - len(shown); n > 0 {
+			state += fmt.Sprintf(" and %d more", n)
+		}
 	}
 	s := fmt.Sprintf("- %s [%s] %s", t.ID, state, subject(t))
 	if it.Stale {
 		s += fmt.Sprintf(" (stale: %s)", hours(it.Idle))
 	}
 	return s
+}
+
+// Cap cuts text to at most max bytes, at the last line break that fits,
+// adding a line that says the rest was left out.
+func Cap(text string, max int) string {
+	if len(text) <= max {
+		return text
+	}
+	const note = "\n(… cut to fit; task-list shows every task.)"
+	cut := max - len(note)
+	if cut < 0 {
+		cut = 0
+	}
+	if i := strings.LastIndexByte(text[:cut], '\n'); i > 0 {
+		cut = i
+	}
+	for cut > 0 && text[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return text[:cut] + note
+}
+
+// ids joins at most MaxBlockersShown ids, then "and N more".
+func ids(list []string) string {
+	if len(list) <= MaxBlockersShown {
+		return strings.Join(list, ", ")
+	}
+	return strings.Join(list[:MaxBlockersShown], ", ") + fmt.Sprintf(" and %d more", len(list)-MaxBlockersShown)
 }
 
 // hours renders an idle time as people write it: whole hours from one

@@ -14,6 +14,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 )
 
 // States keeps one State file per key (a session id, or session id and
@@ -23,11 +24,21 @@ import (
 // KeepStates without use.
 type States struct {
 	Dir string
-	Now func() time.Time
+	// Base is the directory below which no link is followed when Dir is
+	// created (normally <root>/.matrixx): a link planted at
+	// .matrixx/state or .matrixx/state/continuation is refused, never
+	// written through. Empty: Dir's parent.
+	Base string
+	Now  func() time.Time
 	// Record, when set, records each write and removal in the integrity
 	// ledger of the hooks' state (docs/integrity.md).
 	Record *integrity.Recorder
 }
+
+// MaxStateBytes caps a state file: 64 KiB (they hold a few counters). A
+// larger file, or one that is not a regular file, reads as the zero state
+// and is never read whole.
+const MaxStateBytes = 64 << 10
 
 // KeepStates is how long an unused state file is kept: 7 days.
 const KeepStates = 7 * 24 * time.Hour
@@ -74,9 +85,12 @@ func Key(session, agentID string) string {
 // (a corrupt file only costs a fresh count).
 func (s States) Load(key string) (State, error) {
 	var st State
-	data, err := os.ReadFile(s.file(key))
+	data, err := safefile.ReadFile(s.file(key), MaxStateBytes, false)
 	if errors.Is(err, os.ErrNotExist) {
 		return st, nil
+	}
+	if errors.Is(err, safefile.ErrTooLarge) || errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrLink) {
+		return st, nil // an odd file only costs a fresh count
 	}
 	if err != nil {
 		return st, err
@@ -89,7 +103,11 @@ func (s States) Load(key string) (State, error) {
 
 // Save writes a key's state atomically and sweeps old state files.
 func (s States) Save(key string, st State) error {
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+	base := s.Base
+	if base == "" {
+		base = filepath.Dir(s.Dir)
+	}
+	if err := safefile.MkdirNoLinks(base, s.Dir); err != nil {
 		return err
 	}
 	data, err := json.Marshal(st, jsontext.WithIndent("  "))

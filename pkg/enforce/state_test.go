@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -47,4 +48,54 @@ func TestStates(t *testing.T) {
 	if _, err := os.Stat(old); !os.IsNotExist(err) {
 		t.Errorf("old state kept: %v", err)
 	}
+}
+
+// TestStatesNoWriteThroughLinks: .matrixx/state or
+// .matrixx/state/continuation as a link to a directory outside .matrixx
+// makes Save fail; nothing is written there. An oversized or FIFO state
+// file loads as the zero state without being read.
+func TestStatesNoWriteThroughLinks(t *testing.T) {
+	for _, at := range []string{"state", "state/continuation"} {
+		t.Run(at, func(t *testing.T) {
+			base := filepath.Join(t.TempDir(), ".matrixx")
+			outside := t.TempDir()
+			link := filepath.Join(base, filepath.FromSlash(at))
+			if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, link); err != nil {
+				t.Fatal(err)
+			}
+			s := States{Dir: filepath.Join(base, "state", "continuation"), Base: base}
+			if err := s.Save("ses", State{Fingerprint: "f", Blocks: 1}); err == nil {
+				t.Fatal("Save wrote through a link")
+			}
+			if ents, _ := os.ReadDir(outside); len(ents) > 0 {
+				t.Errorf("files written outside .matrixx: %v", ents)
+			}
+		})
+	}
+	t.Run("odd state files", func(t *testing.T) {
+		base := filepath.Join(t.TempDir(), ".matrixx")
+		s := States{Dir: filepath.Join(base, "state", "continuation"), Base: base}
+		if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Create(s.file("big"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(2 << 30); err != nil { // a 2 GB sparse file
+			t.Fatal(err)
+		}
+		f.Close()
+		if err := syscall.Mkfifo(s.file("fifo"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range []string{"big", "fifo"} {
+			if st, err := s.Load(key); err != nil || st != (State{}) {
+				t.Errorf("Load(%s) = %+v, %v; want the zero state", key, st, err)
+			}
+		}
+	})
 }

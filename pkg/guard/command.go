@@ -104,6 +104,26 @@ func ownBinary(name string) bool {
 	return false
 }
 
+// hookSubcommand is the subcommand of a matrixx-hook command line: its
+// first argument that is no flag (-C and --dir take the next one).
+func hookSubcommand(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-C" || a == "--dir":
+			i++
+		case a == "--":
+			if i+1 < len(args) {
+				return args[i+1]
+			}
+			return ""
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return ""
+}
+
 // shellName reports whether name is a shell that runs a script.
 func shellName(name string) bool {
 	switch name {
@@ -381,6 +401,8 @@ func (s *shell) call(argv []string, in input) {
 			s.e.calls--
 		}
 		switch {
+		case name == "matrixx-hook" && hookSubcommand(args) == "accept":
+			s.refuse(acceptReason, "bash:matrixx-hook accept")
 		case ownBinary(name):
 		case shellName(name):
 			s.shell(args, in)

@@ -167,3 +167,12 @@ func gitStashReason(lost, what string) string {
 		"to stash (git stash push -u -- src/) or leave the store out (git stash push -u -- ':!.matrixx'); " +
 		rootWay
 }
+
+// acceptReason is the reason for matrixx-hook accept inside an agent's
+// command: accept records the stores and config as they are now as good
+// (docs/integrity.md), which only the person who edited them by hand may
+// say.
+const acceptReason = "Blocked: matrixx-hook accept records the task store, plans, config files and hook state " +
+	"as they are now as good, so the post-call check stops reporting hand edits. Only the user runs it, " +
+	"in their own terminal, after checking the changes; an agent never does. Change tasks with task-update " +
+	"and plans with plan update; for anything else, tell the user what changed and let them decide."

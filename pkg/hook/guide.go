@@ -33,8 +33,9 @@ sed: the hooks deny it, and the binaries keep the files consistent under concurr
 
 1. Plan before you work: split the request into tasks (task-create) before touching code. One
    task is one unit of work you can finish and verify on its own.
-2. Claim before you work: task-claim the task (or task-update it to in_progress with you as
-   owner) right before you start it, never earlier.
+2. Claim before you work: task-claim <id> --owner <you> (or task-claim --owner <you> for the
+   next ready task) right before you start it, never earlier. Do not start with task-update
+   --status in_progress: it takes no lease, and a task another agent has claimed refuses it.
 3. One task in_progress per agent at a time. Finish or hand back the one you hold before taking
    another.
 4. Complete as you go: mark each task completed (task-update --status completed) the moment it
@@ -75,7 +76,7 @@ const Snippet = `## Tasks (matrixx)
 // active task: that the tools exist, and the rules in a few lines.
 const Onboarding = `matrixx tasks: this project tracks work with the task binaries (no active tasks yet).
 Before multi-step work, plan it into tasks: task-create (--subject "…", --blocked-by T-… for order), then task-list --ready for the runnable ones.
-Claim a task (task-claim, or task-update --status in_progress) right before you work on it; hold one in_progress at a time; task-update --status completed the moment each is done, never in a batch.
+Start a task with task-claim <id> --owner <you> right before you work on it; hold one in_progress at a time; task-update --status completed the moment each is done, never in a batch.
 Never edit .matrixx/tasks or .matrixx/plans directly: use the binaries (plans: plan read / plan update). The ` + SkillName + ` skill has the full rules.`
 
 // SlashCommand is one Claude Code slash command: its file name under
@@ -104,7 +105,7 @@ description: Show the matrixx tasks that are ready to work on now, and pick one
 allowed-tools: Bash(task-list:*), Bash(task-get:*)
 ---
 ` + commandMarker + `
-Run ` + "`task-list --ready`" + `: these pending tasks have no unresolved blocker and form the current wave. List them (id, subject). If none are yours in_progress, propose the first one to claim (task-claim, or task-update --status in_progress) and wait for the user's go-ahead unless $ARGUMENTS says to start.
+Run ` + "`task-list --ready`" + `: these pending tasks have no unresolved blocker and form the current wave. List them (id, subject). If none are yours in_progress, propose the first one to claim (task-claim <id> --owner <you>) and wait for the user's go-ahead unless $ARGUMENTS says to start.
 `},
 	{"cleanup-tasks", `---
 description: Remove old completed matrixx tasks (task-cleanup), after a dry run

@@ -9,10 +9,10 @@ package hook
 // (subagents) and TaskOutput/TaskStop (background shells) are not task
 // lists and are not here.
 var hostTaskTools = map[string]string{
-	"TodoWrite":  "task-create --subject … for a new item and task-update <id> --status in_progress|completed to tick one (task-list shows them)",
+	"TodoWrite":  "task-create --subject … for a new item, task-claim <id> --owner <you> to start one and task-update <id> --status completed to tick it off (task-list shows them)",
 	"TodoRead":   "task-list (task-get <id> for one task)",
 	"TaskCreate": "task-create --subject … (or a JSON document on stdin: task-create --help)",
-	"TaskUpdate": "task-update <id> --status … (task-update --help)",
+	"TaskUpdate": "task-claim <id> --owner <you> to start a task, task-update <id> --status completed|pending|deleted for the rest (task-update --help)",
 	"TaskList":   "task-list (--ready for what can run now)",
 	"TaskGet":    "task-get <id>",
 }

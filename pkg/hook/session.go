@@ -116,8 +116,8 @@ func summary(session string, scoped bool, staleAfter time.Duration, now time.Tim
 		fmt.Fprintf(&b, "matrixx tasks: this session has none yet; the project has active tasks from earlier sessions: %s\n", enforce.StatusLine(all))
 		list(all)
 	}
-	b.WriteString("Manage tasks only with task-create, task-list, task-get and task-update (plans with plan); never edit .matrixx/tasks or .matrixx/plans directly. Mark a task in_progress before you work on it and completed when done.")
-	return b.String()
+	b.WriteString("Manage tasks only with task-create, task-list, task-get, task-claim and task-update (plans with plan); never edit .matrixx/tasks or .matrixx/plans directly. Start a task with task-claim <id> --owner <you> right before you work on it, and task-update <id> --status completed when done.")
+	return enforce.Cap(b.String(), enforce.MaxReasonBytes)
 }
 
 // appendExport appends `export NAME=<quoted value>` to file unless the last

@@ -99,7 +99,7 @@ func (r *Runner) continuation(ev *Event, _ *scan) *stopAnswer {
 		Now:                  r.Now(),
 		Entries:              snap.Entries,
 	}
-	states := enforce.States{Dir: filepath.Join(StateDir(p.root), "continuation"), Now: r.Now}
+	states := enforce.States{Dir: filepath.Join(StateDir(p.root), "continuation"), Base: filepath.Join(p.root, ".matrixx"), Now: r.Now}
 	if !p.cfg.HookDisabled(NameIntegrity) && !r.off() {
 		states.Record = integrity.NewProject(p.root, p.store.Dir, "", r.integrityHome(p.root)).State().Recorder()
 	}

@@ -34,6 +34,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/gofrs/flock"
 	"github.com/google/uuid"
+	"golang.org/x/sys/unix"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 )
@@ -154,6 +155,7 @@ func Acquire(dir string, opt Options) (*Lock, error) {
 	}
 	path := filepath.Join(dir, FileName)
 	backoff := 2 * time.Millisecond
+	vanishedRun := 0
 	for {
 		l.Stats.Attempts++
 		if opt.BeforeCreate != nil {
@@ -176,9 +178,21 @@ func Acquire(dir string, opt Options) (*Lock, error) {
 			return l, nil
 		case evicted:
 			l.Stats.Evicted++
-			continue
+			if l.Stats.Evicted < 8 {
+				continue
+			}
 		case vanished:
-			continue
+			// Gone between our create and our read: try again at once,
+			// but never spin (a name that exists for link yet not for
+			// open would): past a few in a row, back off and honour the
+			// budget like any wait.
+			if vanishedRun++; vanishedRun < 4 {
+				continue
+			}
+			holder = "a .lock that keeps appearing and disappearing"
+		}
+		if next != vanished {
+			vanishedRun = 0
 		}
 		now := time.Now()
 		if !now.Before(deadline) {
@@ -264,6 +278,13 @@ func (l *Lock) tryEvict(path string, opt Options) (evictOutcome, string) {
 	data, mtime, err := readLock(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return vanished, ""
+	}
+	var odd *oddLock
+	if errors.As(err, &odd) {
+		if now := opt.Now(); now.Sub(odd.mtime) <= opt.Stale {
+			return wait, fmt.Sprintf("%s named .lock (not a lock file; made %v ago, removed once older than %v)", odd.kind, now.Sub(odd.mtime).Round(time.Millisecond), opt.Stale)
+		}
+		return l.evictOdd(path, odd)
 	}
 	if err != nil {
 		return wait, "an unreadable lock (" + err.Error() + ")"
@@ -370,17 +391,94 @@ func describe(rec record, parsed bool, now, mtime time.Time) string {
 }
 
 func readLock(path string) ([]byte, time.Time, error) {
-	f, err := os.Open(path)
+	// No link is followed and the open never blocks: a symbolic link, a
+	// FIFO or a directory named .lock is an oddLock, judged by its own
+	// mtime (tryEvict), never a hang or a spin.
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil, time.Time{}, os.ErrNotExist
+		}
+		var st unix.Stat_t
+		if lerr := unix.Lstat(path, &st); lerr == nil && st.Mode&unix.S_IFMT != unix.S_IFREG {
+			return nil, time.Time{}, oddFrom(&st)
+		}
+		return nil, time.Time{}, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
 		return nil, time.Time{}, err
 	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, time.Time{}, err
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, time.Time{}, oddFrom(&st)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, 64<<10))
-	return data, info.ModTime(), err
+	return data, time.Unix(st.Mtim.Unix()), err
+}
+
+// oddLock is a .lock that is not a regular file: a symbolic link
+// (dangling or not), a FIFO, a directory, a socket or a device. No
+// implementation writes one; it is left by a crash of something else, a
+// mistake or an attack. It is judged by its own mtime (lstat) like an
+// unparseable lock: evicted once older than the stale age, and until then
+// the writer waits and, at the end of its budget, says what it found.
+type oddLock struct {
+	kind  string
+	mtime time.Time
+	dev   uint64
+	ino   uint64
+	dir   bool
+}
+
+func (o *oddLock) Error() string { return ".lock is " + o.kind + ", not a lock file" }
+
+func oddFrom(st *unix.Stat_t) *oddLock {
+	o := &oddLock{mtime: time.Unix(st.Mtim.Unix()), dev: uint64(st.Dev), ino: uint64(st.Ino)}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		o.kind = "a symbolic link"
+	case unix.S_IFIFO:
+		o.kind = "a FIFO"
+	case unix.S_IFDIR:
+		o.kind, o.dir = "a directory", true
+	case unix.S_IFSOCK:
+		o.kind = "a socket"
+	default:
+		o.kind = "a device"
+	}
+	return o
+}
+
+// evictOdd claims a stale odd .lock by renaming it to a unique name and
+// removes it if what was claimed is the same file (device and inode) that
+// was judged; otherwise it is put back. A directory is removed only when
+// empty: one holding files is put back and reported (never destroyed).
+func (l *Lock) evictOdd(path string, o *oddLock) (evictOutcome, string) {
+	holder := o.kind + " named .lock (not a lock file"
+	claim := filepath.Join(l.dir, claimPrefix+uuid.NewString())
+	if err := os.Rename(path, claim); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return vanished, ""
+		}
+		return wait, holder + "; it could not be moved away: " + err.Error() + ")"
+	}
+	var st unix.Stat_t
+	same := unix.Lstat(claim, &st) == nil && uint64(st.Dev) == o.dev && uint64(st.Ino) == o.ino
+	if same && os.Remove(claim) == nil {
+		return evicted, holder + ")"
+	}
+	// Not the file judged, or a directory that is not empty: put it back
+	// (rename onto an absent name; if .lock was taken meanwhile the claim
+	// stays under its temp name for task-cleanup or a person to judge).
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		_ = os.Rename(claim, path)
+	}
+	if o.dir {
+		return wait, holder + "; it holds files, so it is not removed: move it away)"
+	}
+	return wait, holder + ")"
 }
 
 // sameFile reports whether path still holds exactly data (a cheap check

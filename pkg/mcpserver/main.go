@@ -77,9 +77,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int)
 	}
 	s := New(Options{Dir: c.Dir, Session: c.Session, Env: env, Log: stderr})
 	d := newDrain()
+	out := &lockedWriter{w: drainWriter{d, stdout}}
 	err = s.MCP().Run(context.Background(), &mcp.IOTransport{
-		Reader: io.NopCloser(drainReader{d, stdin}),
-		Writer: nopWriteCloser{drainWriter{d, stdout}},
+		// A line that is no JSON-RPC message gets its error answer and
+		// is not passed on (lineFilter); the rest is served.
+		Reader: io.NopCloser(drainReader{d, &lineFilter{r: stdin, w: out}}),
+		Writer: nopWriteCloser{out},
 	})
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
 		fmt.Fprintf(stderr, "matrixx-mcp: %v\n", err)

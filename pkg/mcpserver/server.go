@@ -91,7 +91,7 @@ func New(opts Options) *Server {
 // MCP returns the SDK server, to connect to a transport.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-const instructions = `Tools for the project's persistent task store (.matrixx/tasks) and markdown plans (.matrixx/plans): the same documents as the task-create, task-get, task-list, task-update, task-cleanup and plan binaries. Plan work as tasks before starting it; set a task in_progress when you start it and completed as soon as it is done (one at a time, never in a batch at the end); task_list with "ready":true shows what can run now. Edit plans only through plan_update/plan_check (anchors from plan_read), never by writing the files.`
+const instructions = `Tools for the project's persistent task store (.matrixx/tasks) and markdown plans (.matrixx/plans): the same documents as the task-create, task-get, task-list, task-update, task-cleanup and plan binaries. Plan work as tasks before starting it; start a task with task_claim ({"id","owner":you}; no id: the next ready task) and set it completed with task_update as soon as it is done (one at a time, never in a batch at the end); task_list with "ready":true shows what can run now. Edit plans only through plan_update/plan_check (anchors from plan_read), never by writing the files.`
 
 // definition is the tool as tools/list announces it.
 func (t Tool) definition() *mcp.Tool {

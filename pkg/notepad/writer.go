@@ -25,10 +25,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -107,6 +109,9 @@ func (w *Writer) Create(t *task.Task) (Result, error) {
 	bucket, why := Resolve(w.Root, name)
 	res := Result{Bucket: bucket, Reason: why}
 	dir := filepath.Join(Dir(w.Root), bucket)
+	if err := safefile.MkdirNoLinks(filepath.Join(w.Root, ".matrixx"), dir); err != nil {
+		return res, err
+	}
 	l, err := w.lock(dir)
 	if err != nil {
 		return res, err
@@ -149,6 +154,9 @@ func (w *Writer) Complete(t *task.Task) (Result, error) {
 		return Result{Action: NoNotepad}, nil
 	}
 	res := Result{Path: w.rel(hit.path), Bucket: hit.bucket}
+	if err := safefile.MkdirNoLinks(filepath.Join(w.Root, ".matrixx"), filepath.Dir(hit.path)); err != nil {
+		return res, err
+	}
 	l, err := w.lock(filepath.Dir(hit.path))
 	if err != nil {
 		return res, err
@@ -241,7 +249,9 @@ func createExclusive(dir string, from int, slug string, data []byte, check func(
 // the file does not end with one) with a single O_APPEND write, so an agent
 // editing the notepad at the same time loses nothing.
 func appendStamp(path string, stamp []byte) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	// O_NOFOLLOW: a notepad replaced by a link is refused, never
+	// appended to through it; O_NONBLOCK: a FIFO does not hang the hook.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}
@@ -249,6 +259,9 @@ func appendStamp(path string, stamp []byte) error {
 	fi, err := f.Stat()
 	if err != nil {
 		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file; nothing was appended", path)
 	}
 	var block []byte
 	if fi.Size() > 0 {

@@ -181,11 +181,17 @@ func (s *Store) locked(fn func(l *lock.Lock) error) error {
 
 // write replaces plan name's file with data under the held lock l, after
 // checking the size cap.
-func (s *Store) write(l *lock.Lock, name string, data []byte) error {
+// expect, when set, is what the file must still hold (or that it must
+// still be absent) at the replace: a writer that lost the lock while it
+// was paused after its last check never overwrites its successor's plan.
+func (s *Store) write(l *lock.Lock, name string, data []byte, expect *durable.Expect) error {
 	if len(data) > MaxBytes {
 		return tooLarge(len(data))
 	}
-	if err := s.Record.WriteFile(s.Path(name), data, durable.Options{BeforeRename: l.Check}); err != nil {
+	if err := s.Record.WriteFile(s.Path(name), data, durable.Options{BeforeRename: l.Check, Expect: expect}); err != nil {
+		if errors.Is(err, durable.ErrChanged) {
+			return errcode.New(errcode.TaskLockUnavailable, "%s changed after this process read it under the lock: the lock was taken over while this process was paused, and the other write stands; nothing was written, retry", s.rel(s.Path(name)))
+		}
 		if errcode.Of(err) != errcode.InternalError {
 			return err
 		}

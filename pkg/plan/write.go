@@ -44,7 +44,11 @@ func (s *Store) Create(name string, content []byte, force bool) (*Created, error
 		if found && !force {
 			return errcode.New(errcode.FileExists, "plan %s already exists (%s); edit it with plan update, or replace it with plan create --force", name, s.rel(s.Path(name)))
 		}
-		if err := s.write(l, name, content); err != nil {
+		var expect *durable.Expect // --force replaces whatever is there
+		if !found {
+			expect = &durable.Expect{Absent: true}
+		}
+		if err := s.write(l, name, content, expect); err != nil {
 			return err
 		}
 		p := &Plan{Name: name, Size: len(content), Text: hashline.Split(string(content))}
@@ -140,7 +144,7 @@ func (s *Store) change(name string, dryRun bool, edit func(*Plan) (*hashline.Res
 			return tooLarge(len(data))
 		}
 		if changed && l != nil {
-			if err := s.write(l, name, data); err != nil {
+			if err := s.write(l, name, data, &durable.Expect{Data: old}); err != nil {
 				return err
 			}
 		}

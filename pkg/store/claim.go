@@ -63,7 +63,7 @@ func (s *Store) claimOne(req ClaimRequest, transact func(func(tx *txn) error) er
 	}
 	var out *task.Task
 	err := transact(func(tx *txn) error {
-		t, mtime, err := s.read(req.ID)
+		t, mtime, err := tx.readRec(req.ID)
 		if err != nil {
 			return err
 		}
@@ -97,7 +97,7 @@ func (s *Store) claimNext(req ClaimRequest, transact func(func(tx *txn) error) e
 	err = transact(func(tx *txn) error {
 		try := func(ids []string) (bool, error) {
 			for _, id := range ids {
-				t, mtime, err := s.read(id)
+				t, mtime, err := tx.readRec(id)
 				if err != nil || t == nil {
 					continue // gone or broken since the scan: not claimable
 				}
@@ -305,7 +305,7 @@ func (s *Store) RenewClaims(session string) (renewed int, next time.Time, err er
 	}
 	err = s.transact(func(tx *txn) error {
 		for _, id := range due {
-			t, mtime, err := s.read(id)
+			t, mtime, err := tx.readRec(id)
 			if err != nil || t == nil {
 				continue
 			}
@@ -334,7 +334,9 @@ func (s *Store) RenewClaims(session string) (renewed int, next time.Time, err er
 
 // updateClaim keeps metadata.claim in step with an update (docs/claims.md):
 //
-//   - any status but in_progress ends the claim (removes it);
+//   - any status but in_progress ends the claim (removes it); back to
+//     pending it also clears the owner when that is the claim's owner and
+//     the request does not set owner itself;
 //   - an update that makes the task in_progress, changes the owner of an
 //     in_progress task, comes from another session than the claim's, or
 //     gives a lease records a claim: the owner, the session (none for
@@ -344,6 +346,13 @@ func (s *Store) RenewClaims(session string) (renewed int, next time.Time, err er
 //   - other updates of an in_progress task leave the claim as it is.
 func updateClaim(t *task.Task, prevStatus task.Status, prevOwner string, req *task.UpdateRequest, session string, now time.Time) {
 	if t.Status != task.InProgress {
+		// Back to pending, the claim's owner gives the task back to the
+		// queue: unless the request sets the owner itself, the owner goes
+		// too (next-ready claims skip pending tasks owned by others).
+		if old := claim.Of(t); old != nil && t.Status == task.Pending && prevStatus == task.InProgress &&
+			req.Owner == nil && old.Owner != "" && t.Owner == old.Owner {
+			t.Owner = ""
+		}
 		claim.Clear(t)
 		return
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 
@@ -58,6 +59,10 @@ func (s *Store) Cleanup(req *task.CleanupRequest, openItem OpenPlanItem) (*Clean
 			return err
 		}
 		ids := s.selectForCleanup(snap, req, openItem, res)
+		status := make(map[string]task.Status, len(snap.Entries))
+		for _, e := range snap.Entries {
+			status[e.Task.ID] = e.Task.Status
+		}
 		res.DeletedIDs = res.DeletedIDs[:0]
 		for _, id := range ids {
 			if err := tx.keepAlive(); err != nil {
@@ -66,7 +71,25 @@ func (s *Store) Cleanup(req *task.CleanupRequest, openItem OpenPlanItem) (*Clean
 			if err := tx.l.Check(); err != nil {
 				return err
 			}
-			err := s.Record.Remove(filepath.Join(s.Dir, task.FileName(id)))
+			// Removed only if the file still holds a task of the status it
+			// was selected with: a cleanup paused past its lock's stale
+			// age never deletes a task another writer reopened meanwhile.
+			want := status[id]
+			path := filepath.Join(s.Dir, task.FileName(id))
+			undo, err := s.Record.Removing(path)
+			if err == nil {
+				err = durable.RemoveIf(path, func(data []byte) bool {
+					t, err := task.DecodeRecord(data)
+					return err == nil && t.ID == id && t.Status == want
+				})
+				if err != nil {
+					undo()
+				}
+			}
+			if errors.Is(err, durable.ErrChanged) {
+				res.Problems = append(res.Problems, Problem{File: task.FileName(id), Error: "changed by another writer while this cleanup ran; kept"})
+				continue
+			}
 			if err != nil && !os.IsNotExist(err) {
 				res.Problems = append(res.Problems, Problem{File: task.FileName(id), Error: err.Error()})
 				continue

@@ -107,6 +107,7 @@ func (tx *txn) createOne(it *task.CreateItem) (*Created, error) {
 		ThreadID:    s.Session,
 		ProjectRoot: s.Root,
 	}
+	tx.remember(id, nil) // a new file: created only where none exists
 	if err := tx.write(t); err != nil {
 		return nil, err
 	}

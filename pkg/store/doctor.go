@@ -17,13 +17,22 @@ const (
 	KindCorruptFile    = "corrupt_file"    // a T-*.json that is not a valid record
 	KindMissingBlocker = "missing_blocker" // an active task waits for an id with no task
 	KindMissingParent  = "missing_parent"  // an active task's parentID names no task
-	KindCycle          = "cycle"           // tasks that wait for each other
+	KindCycle          = "cycle"           // active tasks that wait for each other over blockedBy
 	// Warnings.
 	KindOneSidedEdge   = "one_sided_edge"  // A blockedBy B without B blocks A, or the reverse
 	KindDanglingEdge   = "dangling_edge"   // any other edge (blocks, an inactive task's blockedBy or parentID) to a missing id
 	KindDeletedBlocker = "deleted_blocker" // an active task waits for a deleted task
 	KindClaimExpired   = "claim_expired"   // an in_progress task whose lease ended
 	KindClaimMalformed = "claim_malformed" // metadata.claim that is not a claim
+	// KindSelfEdge is a task that lists itself in blockedBy or blocks: an
+	// error when an active task waits for itself, else a warning.
+	KindSelfEdge = "self_edge"
+	// KindContradictingEdge is a one-sided blocks edge whose mirror would
+	// close a cycle: A blocks B while A already waits for B (warning).
+	KindContradictingEdge = "contradicting_edge"
+	// KindUnclaimedWork is an in_progress task without a claim, or with a
+	// claim without lease: nothing makes it come back if its agent dies.
+	KindUnclaimedWork = "unclaimed_work"
 )
 
 // Severity of a finding.
@@ -139,6 +148,40 @@ func drop(list []string, id string) []string {
 	return slices.DeleteFunc(list, func(x string) bool { return x == id })
 }
 
+type edge struct{ from, to string }
+
+// distinct returns the ids of list once each, in order, without self.
+func distinct(list []string, self string) []string {
+	out := make([]string, 0, len(list))
+	for _, id := range list {
+		if id != self && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// waits reports whether from waits for to, directly or through others,
+// over the blockedBy lists in g (iterative: no depth limit).
+func waits(g map[string][]string, from, to string) bool {
+	seen := map[string]bool{from: true}
+	stack := []string{from}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, b := range g[v] {
+			if b == to {
+				return true
+			}
+			if !seen[b] {
+				seen[b] = true
+				stack = append(stack, b)
+			}
+		}
+	}
+	return false
+}
+
 // diagnose finds every problem of a snapshot.
 func diagnose(snap *Snapshot, now time.Time) *DoctorReport {
 	rep := &DoctorReport{Tasks: len(snap.Entries), Findings: []Finding{}}
@@ -158,10 +201,28 @@ func diagnose(snap *Snapshot, now time.Time) *DoctorReport {
 		unreadable[strings.TrimSuffix(p.File, ".json")] = true
 	}
 	gone := func(id string) bool { return tasks[id] == nil && !unreadable[id] }
+	var mirrors []edge // one-sided blocks edges, decided after the loop
 	for _, e := range snap.Entries {
 		t := e.Task
 		active := t.Status.Active()
-		for _, b := range t.BlockedBy {
+		if slices.Contains(t.BlockedBy, t.ID) || slices.Contains(t.Blocks, t.ID) {
+			id := t.ID
+			sev, what := SeverityWarning, "lists itself in blocks"
+			if slices.Contains(t.BlockedBy, id) {
+				what = "lists itself in blockedBy"
+				if active {
+					sev, what = SeverityError, "waits for itself (blockedBy): it can never start"
+				}
+			}
+			add(Finding{Kind: KindSelfEdge, Severity: sev, IDs: []string{id, id},
+				Message: fmt.Sprintf("%s %s", id, what),
+				Repair:  fmt.Sprintf("--repair drops %s from its own blockedBy and blocks", id), Repairable: true,
+				fix: func(get func(string) *task.Task) {
+					x := get(id)
+					x.BlockedBy, x.Blocks = drop(x.BlockedBy, id), drop(x.Blocks, id)
+				}})
+		}
+		for _, b := range distinct(t.BlockedBy, t.ID) {
 			id, b := t.ID, b
 			switch other := tasks[b]; {
 			case gone(b):
@@ -185,7 +246,7 @@ func diagnose(snap *Snapshot, now time.Time) *DoctorReport {
 					Repair:  fmt.Sprintf("by hand: complete %s if its work is done (task-update %s --status completed), or re-plan %s without it", b, b, id)})
 			}
 		}
-		for _, x := range t.Blocks {
+		for _, x := range distinct(t.Blocks, t.ID) {
 			id, x := t.ID, x
 			switch other := tasks[x]; {
 			case gone(x):
@@ -195,10 +256,7 @@ func diagnose(snap *Snapshot, now time.Time) *DoctorReport {
 					fix: func(get func(string) *task.Task) { y := get(id); y.Blocks = drop(y.Blocks, x) }})
 			case other == nil:
 			case !slices.Contains(other.BlockedBy, id):
-				add(Finding{Kind: KindOneSidedEdge, Severity: SeverityWarning, IDs: []string{id, x},
-					Message: fmt.Sprintf("%s lists %s in blocks, but %s does not list %s in blockedBy (task-list --ready does not see this edge)", id, x, x, id),
-					Repair:  fmt.Sprintf("--repair adds %s to %s's blockedBy", id, x), Repairable: true,
-					fix: func(get func(string) *task.Task) { y := get(x); y.BlockedBy = appendMissing(y.BlockedBy, []string{id}) }})
+				mirrors = append(mirrors, edge{id, x})
 			}
 		}
 		if p := t.ParentID; p != "" && gone(p) {
@@ -222,41 +280,45 @@ func diagnose(snap *Snapshot, now time.Time) *DoctorReport {
 				add(Finding{Kind: KindClaimExpired, Severity: SeverityWarning, IDs: []string{t.ID},
 					Message: fmt.Sprintf("%s is in progress under a claim by %s that expired at %s", t.ID, claim.Holder(t, c), claim.Stamp(exp)),
 					Repair:  fmt.Sprintf("by hand: task-claim %s --owner NAME takes it over, or task-update %s --status pending releases it", t.ID, t.ID)})
+			} else if c == nil || c.Lease() <= 0 {
+				what := "without a claim"
+				if c != nil {
+					what = "under a claim without lease"
+				}
+				add(Finding{Kind: KindUnclaimedWork, Severity: SeverityWarning, IDs: []string{t.ID},
+					Message: fmt.Sprintf("%s is in progress %s: nobody else can take it, and nothing gives it back if its agent is gone", t.ID, what),
+					Repair:  fmt.Sprintf("by hand: its worker runs task-claim %s --owner NAME (a claim with a lease), or task-update %s --status pending gives it back", t.ID, t.ID)})
 			}
 		}
 	}
-	// Cycles over both edge lists of every task.
-	var nodes []string
-	index := map[string]int{}
+	// A one-sided blocks edge gets its mirror (x blockedBy id) only when
+	// that closes no cycle: when id does not already wait for x, over the
+	// blockedBy lists of every task plus the mirrors accepted before it.
+	waitsFor := map[string][]string{}
 	for _, e := range snap.Entries {
-		index[e.Task.ID] = len(nodes)
-		nodes = append(nodes, e.Task.ID)
+		waitsFor[e.Task.ID] = slices.Clone(e.Task.BlockedBy)
 	}
-	adj := make([][]int, len(nodes))
-	link := func(from, to string) {
-		i, ok1 := index[from]
-		j, ok2 := index[to]
-		if ok1 && ok2 && !slices.Contains(adj[i], j) {
-			adj[i] = append(adj[i], j)
-		}
-	}
-	for _, e := range snap.Entries {
-		for _, b := range e.Task.BlockedBy {
-			link(b, e.Task.ID)
-		}
-		for _, x := range e.Task.Blocks {
-			link(e.Task.ID, x)
-		}
-	}
-	for _, comp := range components(len(nodes), adj, func(int) bool { return true }) {
-		if len(comp) == 1 && !slices.Contains(adj[comp[0]], comp[0]) {
+	for _, m := range mirrors {
+		id, x := m.from, m.to
+		if waits(waitsFor, id, x) {
+			add(Finding{Kind: KindContradictingEdge, Severity: SeverityWarning, IDs: []string{id, x},
+				Message: fmt.Sprintf("%s lists %s in blocks, but %s already waits for %s (blockedBy): its mirror would make them wait for each other; task-list --ready does not see this edge", id, x, id, x),
+				Repair:  fmt.Sprintf("by hand: remove %s from the blocks of %s in its file (the blockedBy edges are the plan that --ready and --waves follow)", x, id)})
 			continue
 		}
-		ids := make([]string, len(comp))
-		for k, i := range comp {
-			ids[k] = nodes[i]
+		waitsFor[x] = append(waitsFor[x], id)
+		add(Finding{Kind: KindOneSidedEdge, Severity: SeverityWarning, IDs: []string{id, x},
+			Message: fmt.Sprintf("%s lists %s in blocks, but %s does not list %s in blockedBy (task-list --ready does not see this edge)", id, x, x, id),
+			Repair:  fmt.Sprintf("--repair adds %s to %s's blockedBy", id, x), Repairable: true,
+			fix: func(get func(string) *task.Task) { y := get(x); y.BlockedBy = appendMissing(y.BlockedBy, []string{id}) }})
+	}
+	// Cycles: exactly the ones task-list --waves reports (active tasks over
+	// blockedBy, completed blockers resolved); a task waiting for itself is
+	// its self_edge finding.
+	for _, ids := range PlanWaves(snap, &task.ListRequest{}, now).Cycles {
+		if len(ids) == 1 {
+			continue
 		}
-		slices.Sort(ids)
 		add(Finding{Kind: KindCycle, Severity: SeverityError, IDs: ids,
 			Message: fmt.Sprintf("%d task(s) wait for each other: %s", len(ids), strings.Join(ids, ", ")),
 			Repair:  "by hand: complete or delete one of them (a task can never start while it waits for itself)"})

@@ -29,7 +29,7 @@ func (tx *txn) mirrorsFor(id string, blockedBy, blocks []string, fieldBlockedBy,
 		if m, ok := byID[other]; ok {
 			return m, nil
 		}
-		t, mtime, err := tx.s.read(other)
+		t, mtime, err := tx.readRec(other)
 		if err != nil {
 			return nil, err
 		}

@@ -26,7 +26,7 @@ type ListResult struct {
 // listed; blockedBy holds only unresolved blockers, resolved through a map
 // of every readable task (spec §7.3, D9).
 func (s *Store) List(req *task.ListRequest) (*ListResult, error) {
-	snap, err := s.Scan(ScanOptions{})
+	snap, err := s.Scan(ScanOptions{ListFields: true, KeepMeta: claim.Key})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -47,6 +48,12 @@ type ScanOptions struct {
 	// Keep, when set, is asked with each file's mtime before the file is
 	// read; files it rejects are skipped unread (implies Mtime).
 	Keep func(mtime time.Time) bool
+	// ListFields decodes only what task-list prints
+	// (task.DecodeListRecord, keeping metadata[KeepMeta]): the same
+	// records are accepted and refused with the same errors, but
+	// description, metadata and the other members are not kept.
+	ListFields bool
+	KeepMeta   string
 }
 
 // IsTaskFile reports whether a directory entry name is in the T-*.json glob.
@@ -62,24 +69,30 @@ func (s *Store) Get(id string) (*task.Task, error) {
 }
 
 func (s *Store) read(id string) (*task.Task, time.Time, error) {
+	t, _, mtime, err := s.readFull(id)
+	return t, mtime, err
+}
+
+// readFull is read with the record's bytes (nil when absent).
+func (s *Store) readFull(id string) (*task.Task, []byte, time.Time, error) {
 	name := task.FileName(id)
 	data, mtime, err := readRecordFile(filepath.Join(s.Dir, name))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, time.Time{}, nil
+		return nil, nil, time.Time{}, nil
 	}
 	if errors.Is(err, unix.ENOTDIR) {
 		// The store itself is broken, not this record: the same code as
 		// task-list, task-create, task-update and task-cleanup answer.
-		return nil, time.Time{}, errcode.Wrap(errcode.InternalError, err, "reading %s: the task store is not a directory", s.Dir)
+		return nil, nil, time.Time{}, errcode.Wrap(errcode.InternalError, err, "reading %s: the task store is not a directory", s.Dir)
 	}
 	if err != nil {
-		return nil, time.Time{}, errcode.Wrap(errcode.TaskCorrupt, err, "%s", name)
+		return nil, nil, time.Time{}, errcode.Wrap(errcode.TaskCorrupt, err, "%s", name)
 	}
 	t, err := decodeNamed(name, data)
 	if err != nil {
-		return nil, time.Time{}, errcode.New(errcode.TaskCorrupt, "%s is not a valid task record (%s); it was left as it is", name, errcode.As(err).Message)
+		return nil, nil, time.Time{}, errcode.New(errcode.TaskCorrupt, "%s is not a valid task record (%s); it was left as it is", name, errcode.As(err).Message)
 	}
-	return t, mtime, nil
+	return t, data, mtime, nil
 }
 
 // readRecordFile reads a record without following symlinks, up to
@@ -96,7 +109,16 @@ func readRecordFile(path string) ([]byte, time.Time, error) {
 		return nil, time.Time{}, err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, time.Time{}, errors.New("not a regular file")
+		// The same words as task-list's problems (typeProblem).
+		typ := os.ModeIrregular
+		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			typ = os.ModeDir
+		}
+		return nil, time.Time{}, typeProblem(typ)
+	}
+	if st.Size > MaxRecordBytes {
+		// Checked before reading: a sparse giant costs one fstat.
+		return nil, time.Time{}, fmt.Errorf("%d bytes, larger than the %d-byte cap", st.Size, MaxRecordBytes)
 	}
 	data, err := readAll(fd, make([]byte, 0, st.Size+1))
 	return data, time.Unix(st.Mtim.Unix()), err
@@ -147,10 +169,26 @@ func readRest(fd int, buf []byte) ([]byte, error) {
 
 // decodeNamed decodes a record and checks that its id matches its file name.
 func decodeNamed(name string, data []byte) (*task.Task, error) {
+	return decodeNamedAs(name, data, nil)
+}
+
+// decodeNamedAs is decodeNamed with the scan's options (ListFields).
+func decodeNamedAs(name string, data []byte, opt *ScanOptions) (*task.Task, error) {
 	if len(data) == 0 {
 		return nil, errcode.New(errcode.ValidationError, "empty file")
 	}
-	t, err := task.DecodeRecord(data)
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		// JSON.parse refuses it too: the record stays corrupt, and the
+		// problem says why in words.
+		return nil, errcode.New(errcode.ValidationError, "starts with a byte-order mark (EF BB BF): a task file is UTF-8 JSON without one; remove its first 3 bytes")
+	}
+	var t *task.Task
+	var err error
+	if opt != nil && opt.ListFields {
+		t, err = task.DecodeListRecord(data, opt.KeepMeta)
+	} else {
+		t, err = task.DecodeRecord(data)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -331,12 +369,20 @@ func readAt(dirfd int, ent entry, opt ScanOptions, buf *[]byte) (Entry, *Problem
 		// filesystem, which saves the read that would return 0. Should a
 		// filesystem return a short read early, the document does not
 		// decode: read on to the real end and decode again.
-		if t, err = decodeNamed(name, data); err != nil {
+		if t, err = decodeNamedAs(name, data, &opt); err != nil {
 			data, err = readRest(fd, data)
 			t = nil
 		}
 	} else if err == nil {
-		data, err = readRest(fd, data)
+		// A record longer than one read: check its size before reading
+		// on, so a sparse giant is refused after one fstat.
+		var st unix.Stat_t
+		if err = unix.Fstat(fd, &st); err == nil && st.Size > MaxRecordBytes {
+			err = fmt.Errorf("%d bytes, larger than the %d-byte cap", st.Size, MaxRecordBytes)
+		}
+		if err == nil {
+			data, err = readRest(fd, data)
+		}
 	}
 	unix.Close(fd)
 	if err != nil {
@@ -347,7 +393,7 @@ func readAt(dirfd int, ent entry, opt ScanOptions, buf *[]byte) (Entry, *Problem
 	}
 	*buf = data
 	if t == nil {
-		if t, err = decodeNamed(name, data); err != nil {
+		if t, err = decodeNamedAs(name, data, &opt); err != nil {
 			return problem(err)
 		}
 	}

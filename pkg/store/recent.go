@@ -1,7 +1,6 @@
 package store
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -69,7 +69,7 @@ func loadRecent(dir string, dirMtimeNs int64) *recentIndex {
 	if dirMtimeNs == 0 {
 		return nil
 	}
-	data, err := os.ReadFile(filepath.Join(dir, indexDir, indexFile))
+	data, err := safefile.ReadFile(filepath.Join(dir, indexDir, indexFile), MaxRecordBytes, false)
 	if err != nil {
 		return nil
 	}
@@ -140,8 +140,8 @@ func (idx *recentIndex) save(dir string, now time.Time) error {
 	}
 	idx.Entries = kept
 	sub := filepath.Join(dir, indexDir)
-	if err := os.Mkdir(sub, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-		return err
+	if err := safefile.MkdirNoLinks(dir, sub); err != nil {
+		return err // a link or a file named .index: the index is not kept
 	}
 	idx.DirMtimeNs = dirMtime(dir)
 	if idx.Entries == nil {

@@ -71,6 +71,17 @@ func BenchmarkScan(b *testing.B) {
 
 // BenchmarkRebuildRecent stats every file of a 10,000-task store and reads
 // only the recent ones: task-create's dedup index rebuild.
+// BenchmarkScanList is task-list's scan: only the list fields decoded.
+func BenchmarkScanList(b *testing.B) {
+	s := benchStore(b, 10000)
+	for b.Loop() {
+		snap, err := s.Scan(ScanOptions{ListFields: true, KeepMeta: "claim"})
+		if err != nil || len(snap.Entries) != 10000 {
+			b.Fatal(err, len(snap.Problems))
+		}
+	}
+}
+
 func BenchmarkRebuildRecent(b *testing.B) {
 	s := benchStore(b, 10000)
 	for b.Loop() {

@@ -61,6 +61,10 @@ type Store struct {
 	OnLock func(lock.Stats)
 	// Debug adds notes about internal decisions (dedup index rebuilds) to Log.
 	Debug bool
+	// AfterLockCheck, when set, runs right after each write's last lock
+	// ownership check and before its replace: fault tests stop the process
+	// there (MATRIXX_FAULT_STOP_AFTER_LOCK_CHECK) to prove the fencing.
+	AfterLockCheck func()
 	// Record, when set, records every write and removal of a record in
 	// the integrity ledger under the lock (docs/integrity.md).
 	Record *integrity.Recorder

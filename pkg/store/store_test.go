@@ -478,7 +478,7 @@ func TestLongTransactionRenewsTheLock(t *testing.T) {
 		before := stamp()
 		tx.refreshed = time.Now().Add(-time.Minute) // pretend we have been busy
 		time.Sleep(2 * time.Millisecond)
-		tk, _ := s.Get(id)
+		tk, _ := tx.get(id)
 		if err := tx.write(tk); err != nil {
 			return err
 		}

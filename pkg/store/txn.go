@@ -24,6 +24,37 @@ type txn struct {
 
 	refreshed time.Time // last time .lock's timestamp was renewed
 	dirty     bool      // a write happened: sync the directory before answering
+
+	// seen holds, by id, the bytes of each record as read under the lock
+	// (nil for an id read as absent or about to be created): a write
+	// replaces the file only if it still holds them (fencing,
+	// docs/design.md "Fencing").
+	seen map[string][]byte
+}
+
+// get reads one record under the lock (see readRec).
+func (tx *txn) get(id string) (*task.Task, error) {
+	t, _, err := tx.readRec(id)
+	return t, err
+}
+
+// readRec reads one record and its mtime under the lock and remembers its
+// bytes, so that a write of it refuses to replace a file that changed
+// since (a late write).
+func (tx *txn) readRec(id string) (*task.Task, time.Time, error) {
+	t, data, mtime, err := tx.s.readFull(id)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	tx.remember(id, data)
+	return t, mtime, nil
+}
+
+func (tx *txn) remember(id string, data []byte) {
+	if tx.seen == nil {
+		tx.seen = map[string][]byte{}
+	}
+	tx.seen[id] = data
 }
 
 // transact runs fn under the store's lock. The lock is released (and the
@@ -112,7 +143,31 @@ func (tx *txn) writeAt(t *task.Task, mtime time.Time) error {
 		return errcode.New(errcode.ValidationError, "the record would be %d bytes, over the %d-byte cap", len(data), MaxRecordBytes)
 	}
 	path := filepath.Join(tx.s.Dir, task.FileName(t.ID))
-	err = tx.s.Record.WriteFile(path, data, durable.Options{BeforeRename: tx.l.Check, NoDirSync: true, ModTime: mtime})
+	// The file must still hold what this transaction read (or still be
+	// absent for a new task): a writer paused between its ownership check
+	// and the replace never overwrites the write of the one that evicted it.
+	// A record written without having been read in this transaction (a
+	// repair from a scan) is replaced as it is.
+	var expect *durable.Expect
+	if old, ok := tx.seen[t.ID]; ok && old == nil {
+		expect = &durable.Expect{Absent: true}
+	} else if ok {
+		expect = &durable.Expect{Data: old}
+	}
+	before := tx.l.Check
+	if tx.s.AfterLockCheck != nil {
+		before = func() error {
+			if err := tx.l.Check(); err != nil {
+				return err
+			}
+			tx.s.AfterLockCheck()
+			return nil
+		}
+	}
+	err = tx.s.Record.WriteFile(path, data, durable.Options{BeforeRename: before, NoDirSync: true, ModTime: mtime, Expect: expect})
+	if errors.Is(err, durable.ErrChanged) {
+		err = errcode.New(errcode.TaskLockUnavailable, "%s changed after this process read it under the lock: the lock was taken over while this process was paused, and the other write stands; nothing was written, retry", task.FileName(t.ID))
+	}
 	if errcode.Of(err) == errcode.TaskLockUnavailable {
 		tx.lost = err
 		return err
@@ -127,6 +182,7 @@ func (tx *txn) writeAt(t *task.Task, mtime time.Time) error {
 	case tx.recent != nil:
 		tx.recent.changed = true // entries keep their mtimes; re-stamp the directory's
 	}
+	tx.remember(t.ID, data) // a second write in the same transaction replaces this one
 	return nil
 }
 

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"path/filepath"
 	"slices"
+	"time"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -21,7 +24,7 @@ import (
 // for blockedBy and back) in the same transaction. Status in_progress
 // records metadata.claim, any other status ends it (docs/claims.md).
 // Errors: task_not_found, task_corrupt (the file is left as it was),
-// precondition_failed, dependency_cycle, validation_error,
+// precondition_failed, claim_conflict (see claimGuard), dependency_cycle, validation_error,
 // task_lock_unavailable, internal_error. Nothing is written on any error.
 func (s *Store) Update(req *task.UpdateRequest) (*task.Task, bool, error) {
 	if !exists(filepath.Join(s.Dir, task.FileName(req.ID))) {
@@ -30,7 +33,7 @@ func (s *Store) Update(req *task.UpdateRequest) (*task.Task, bool, error) {
 	var out *task.Task
 	changed := false
 	err := s.transact(func(tx *txn) error {
-		t, err := s.Get(req.ID)
+		t, err := tx.get(req.ID)
 		if err != nil {
 			return err
 		}
@@ -38,6 +41,9 @@ func (s *Store) Update(req *task.UpdateRequest) (*task.Task, bool, error) {
 			return errcode.Field(errcode.TaskNotFound, "id", "no task %s in %s", req.ID, s.Dir)
 		}
 		if err := req.Expect.Check(t); err != nil {
+			return err
+		}
+		if err := claimGuard(t, req, s.Session, s.now()); err != nil {
 			return err
 		}
 		var blockedBy, blocks []string
@@ -94,4 +100,40 @@ func (s *Store) Update(req *task.UpdateRequest) (*task.Task, bool, error) {
 		return nil, false, err
 	}
 	return out, changed, nil
+}
+
+// claimGuard refuses (claim_conflict) an update that would take a task
+// from the owner of its live claim: one that sets status in_progress or
+// changes the owner, unless it is the holder's own (the resulting owner is
+// the claim's owner and, for in_progress, the session is the claim's or
+// the claim has none) or its expect.owner names the claim's owner (a
+// deliberate reassignment by someone who looked). docs/claims.md.
+func claimGuard(t *task.Task, req *task.UpdateRequest, session string, now time.Time) error {
+	c := claim.Live(t, now)
+	if c == nil || c.Owner == "" {
+		return nil
+	}
+	if req.Expect != nil && req.Expect.Owner != nil && *req.Expect.Owner == c.Owner {
+		return nil
+	}
+	owner := t.Owner
+	if req.Owner != nil {
+		owner = *req.Owner
+	}
+	toInProgress := req.Status != nil && *req.Status == task.InProgress
+	if !toInProgress && owner == t.Owner {
+		return nil
+	}
+	if session == project.NoSession {
+		session = ""
+	}
+	if owner == c.Owner && (!toInProgress || c.Session == "" || c.Session == session) {
+		return nil
+	}
+	until := "with no lease (it does not expire)"
+	if exp, ok := c.Expiry(); ok {
+		until = "until " + claim.Stamp(exp)
+	}
+	return errcode.New(errcode.ClaimConflict, "%s is claimed by %s %s: task-update does not take a claimed task over (task-claim %s --owner NAME takes it once the claim expires; to reassign it deliberately, add --expect-owner %s)",
+		t.ID, c.Owner, until, t.ID, c.Owner)
 }

@@ -346,3 +346,71 @@ func TestPausedFlockHolderKeepsLock(t *testing.T) {
 		return true
 	})
 }
+
+// stopAfterCheck starts task-update with MATRIXX_FAULT_STOP_AFTER_LOCK_CHECK
+// set: it stops itself between its write's last lock ownership check and
+// the replace (the moment a late write comes from). It returns once the
+// process is stopped there.
+func stopAfterCheck(t *testing.T, p *project, env []string, doc string) *paused {
+	t.Helper()
+	h := &paused{cmd: p.cmd("task-update", append(env, "MATRIXX_FAULT_STOP_AFTER_LOCK_CHECK=1")), done: make(chan struct{})}
+	h.cmd.Stdin = strings.NewReader(doc)
+	h.cmd.Stdout = &h.stdout
+	h.cmd.Stderr = &h.stderr
+	if err := h.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	close(h.done)
+	waitStopped(t, h.cmd.Process.Pid)
+	return h
+}
+
+// TestPausedAfterCheckLateWrite: the fencing of a write. A holder stopped
+// between its last ownership check and its replace (so the check passed)
+// has its .lock aged past 30 s; a second process evicts it and completes an
+// acknowledged update. Resumed, the first holder's replace must not
+// overwrite that update: the replace is conditional on the file still
+// holding what the holder read under the lock, so it answers
+// task_lock_unavailable, and the taker's write stands. Holder and taker
+// without flock (MATRIXX_NO_FLOCK, as on network filesystems) and a flock
+// holder evicted by a process that does not use flock (another
+// implementation).
+func TestPausedAfterCheckLateWrite(t *testing.T) {
+	plain := []string{"MATRIXX_NO_FLOCK=1"}
+	for _, c := range []struct {
+		name          string
+		holder, taker []string
+	}{
+		{"plain holder, plain taker", plain, plain},
+		{"plain holder, flock taker", plain, nil},
+		{"flock holder, plain taker", nil, plain},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for range scale() {
+				p := newProject(t, filepath.Join(t.TempDir(), "proj"))
+				id := p.create(`{"subject":"Fenced"}`)
+				h := stopAfterCheck(t, p, c.holder, fmt.Sprintf(`{"id":%q,"metadata":{"holder":true}}`, id))
+				ageLock(t, p.dir())
+				r := p.call("task-update", fmt.Sprintf(`{"id":%q,"metadata":{"taker":true}}`, id), c.taker)
+				if r.code != 0 {
+					t.Fatalf("taker could not evict the stale lock: %s", r)
+				}
+				got := h.resume(t)
+				if got.code != 1 || got.errorCode() != "task_lock_unavailable" {
+					t.Fatalf("resumed holder: want exit 1 task_lock_unavailable, got %s", got)
+				}
+				st := validateStore(t, p.dir())
+				md := st.records[id].Metadata
+				if _, ok := md["taker"]; !ok {
+					t.Errorf("the taker's acknowledged update was overwritten: metadata keys %v", metadataKeys(st.records[id]))
+				}
+				if _, ok := md["holder"]; ok {
+					t.Error("the late write of the evicted holder landed")
+				}
+				if len(st.temps) > 0 {
+					t.Errorf("temp files left: %v", st.temps)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,163 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The SDK's stdio transport ends the session at the first line it cannot
+// decode, dropping the answers still being computed. lineFilter stands in
+// front of it: every complete line the client sends is checked first, and a
+// line that is not JSON is answered with a JSON-RPC parse error (-32700),
+// one that is JSON but no JSON-RPC message with an invalid request error
+// (-32600), both with id null (or the request's id when it has one); the
+// line is not passed on and the server keeps serving (docs/mcp.md).
+type lineFilter struct {
+	r   io.Reader
+	w   *lockedWriter
+	buf []byte // bytes read, not yet a complete line
+	out []byte // checked lines, to pass on
+	err error  // the reader's error, once it has one
+	// skipping: the line being read is over maxLine bytes; it was
+	// answered and is dropped up to its newline.
+	skipping bool
+}
+
+// maxLine is the longest line passed on: the SDK's own limit
+// (mcp.DefaultMaxLineLength, 16 MiB), past which it would end the session.
+const maxLine = mcp.DefaultMaxLineLength
+
+// lockedWriter serializes the SDK's writes (one message per Write) with
+// lineFilter's error answers, so lines never interleave.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (f *lineFilter) Read(p []byte) (int, error) {
+	for len(f.out) == 0 {
+		if f.err != nil {
+			if len(f.buf) > 0 { // a last line without a newline
+				line := f.buf
+				f.buf = nil
+				f.check(line)
+				continue
+			}
+			return 0, f.err
+		}
+		chunk := make([]byte, 64<<10)
+		n, err := f.r.Read(chunk)
+		f.buf = append(f.buf, chunk[:n]...)
+		f.err = err
+		for {
+			i := bytes.IndexByte(f.buf, '\n')
+			if i < 0 {
+				break
+			}
+			line := f.buf[:i+1]
+			f.buf = f.buf[i+1:]
+			if f.skipping {
+				f.skipping = false // the end of the long line
+				continue
+			}
+			f.check(line)
+		}
+		if f.skipping {
+			f.buf = nil
+		} else if len(f.buf) > maxLine {
+			f.answer(nil, jsonrpc.CodeParseError, "Parse error: the line is longer than 16 MiB")
+			f.buf, f.skipping = nil, true
+		}
+		if len(f.buf) == 0 {
+			f.buf = nil
+		}
+	}
+	n := copy(p, f.out)
+	f.out = f.out[n:]
+	return n, nil
+}
+
+// check passes line on, or answers it with an error.
+func (f *lineFilter) check(line []byte) {
+	msg := bytes.TrimSpace(line)
+	if len(msg) == 0 {
+		return // blank lines carry nothing
+	}
+	if len(msg) > maxLine {
+		f.answer(nil, jsonrpc.CodeParseError, "Parse error: the line is longer than 16 MiB")
+		return
+	}
+	if !json.Valid(msg) {
+		f.answer(nil, jsonrpc.CodeParseError, "Parse error: the line is not JSON")
+		return
+	}
+	if !validMessage(msg) {
+		f.answer(requestID(msg), jsonrpc.CodeInvalidRequest, "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message")
+		return
+	}
+	f.out = append(f.out, msg...)
+	f.out = append(f.out, '\n')
+}
+
+// validMessage says whether the SDK's transport will decode msg: one
+// JSON-RPC message, or a non-empty array of them.
+func validMessage(msg []byte) bool {
+	if msg[0] == '[' {
+		var batch []json.RawMessage
+		if json.Unmarshal(msg, &batch) != nil || len(batch) == 0 {
+			return false
+		}
+		for _, m := range batch {
+			if _, err := jsonrpc.DecodeMessage(m); err != nil {
+				return false
+			}
+		}
+		return true
+	}
+	_, err := jsonrpc.DecodeMessage(msg)
+	return err == nil
+}
+
+// requestID is msg's id when it is a string or a number, else nil (null).
+func requestID(msg []byte) json.RawMessage {
+	var v struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(msg, &v) != nil || len(v.ID) == 0 {
+		return nil
+	}
+	switch v.ID[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return v.ID
+	}
+	return nil
+}
+
+func (f *lineFilter) answer(id json.RawMessage, code int64, message string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: id, Error: struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	}{code, message}})
+	_, _ = f.w.Write(append(b, '\n'))
+}
