@@ -7,9 +7,11 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/tasksync"
 )
 
 const claimHelp = `Example: task-claim 7f3a --owner agent-3
@@ -19,6 +21,7 @@ Claim one task for an owner, atomically (docs/claims.md).
   task-claim T-… --owner agent-3 [--lease 15m]   claim this task
   task-claim --owner agent-3                     claim the next ready task
   echo '{"id":"T-…","owner":"agent-3","lease":"90s"}' | task-claim
+  task-claim T-… --owner agent-3 --remote        claim across machines (task-sync's git remote)
 
 A claim succeeds when the task is pending with no unresolved blocker, in_progress under an
 expired claim (a takeover), or already held by the same owner (a renewal). It sets status
@@ -35,20 +38,32 @@ matrixx.jsonc, else 15m. A claim expires that long after its last renewal; the m
 PostToolUse hook renews the session's claims while the agent works (at most once per third of the
 lease). Completing the task or setting it back to pending ends the claim.
 
+With --remote (a store shared through task-sync, docs/sync.md) the claim counts only once it is
+pushed: task-claim fetches and merges the remote's matrixx-tasks branch, claims under the lock,
+commits and pushes (remote "origin", or --remote-name). Among machines racing for one task the
+first push wins; the others get claim_conflict naming the holder, and their store then holds the
+winner's claim. Another machine's claim is taken over only 1 minute after its expiry (the clock
+difference tolerated between machines). Without an id, a task lost to a faster machine is
+followed by the next ready one.
+
 ` + stdinRule + `
 
 Answer: {"task":{…full record…}} or {"task":null}
 Errors (exit 1, nothing written): claim_conflict (the message names the holder and the expiry),
 task_blocked (lists the unresolved blockers), task_not_claimable (completed or deleted),
-task_not_found, invalid_task_id, validation_error, task_lock_unavailable, internal_error.
+task_not_found, invalid_task_id, validation_error, task_lock_unavailable, internal_error; with
+--remote also git_failed (no repository, no such remote) and sync_conflict (the remote moved on
+every push attempt: nothing was pushed; retry).
 A missing --owner is a usage error (exit 2).`
 
 type claimCmd struct {
 	globals
 	writeFlags
-	ID    string         `arg:"" optional:"" help:"Task id or short handle (default: the next ready task)."`
-	Owner *string        `help:"Who claims the task (required), e.g. agent-3."`
-	Lease *time.Duration `placeholder:"DUR" help:"Lease, e.g. 90s, 15m, 2h (default: tasks.claim_lease, else 15m)."`
+	ID         string         `arg:"" optional:"" help:"Task id or short handle (default: the next ready task)."`
+	Owner      *string        `help:"Who claims the task (required), e.g. agent-3."`
+	Lease      *time.Duration `placeholder:"DUR" help:"Lease, e.g. 90s, 15m, 2h (default: tasks.claim_lease, else 15m)."`
+	Remote     bool           `help:"Claim across machines: the claim counts only once pushed to the task-sync remote (docs/sync.md)."`
+	RemoteName string         `name:"remote-name" placeholder:"NAME" default:"origin" help:"The git remote of --remote."`
 }
 
 // TaskClaim is the task-claim binary.
@@ -79,7 +94,12 @@ func (c *claimCmd) run(a *app) error {
 			}
 		}
 	}
-	t, err := e.store.Claim(*req)
+	var t *task.Task
+	if c.Remote {
+		t, err = c.remoteClaim(a, e, *req)
+	} else {
+		t, err = e.store.Claim(*req)
+	}
 	if err != nil {
 		return err
 	}
@@ -90,6 +110,19 @@ func (c *claimCmd) run(a *app) error {
 		Task *task.Task `json:"task"`
 	}{t})
 	return nil
+}
+
+// remoteClaim is task-claim --remote: tasksync.RemoteClaim with the
+// store's own claim, run under the lock the sync holds, tolerating
+// tasksync.MaxClockSkew with claims of other machines.
+func (c *claimCmd) remoteClaim(a *app, e *env, req store.ClaimRequest) (*task.Task, error) {
+	o := syncOptions(a, e)
+	o.Remote = c.RemoteName
+	req.Skew = tasksync.MaxClockSkew
+	t, _, err := tasksync.RemoteClaim(o, req.ID, func(l *lock.Lock) (*task.Task, error) {
+		return e.store.ClaimLocked(l, req)
+	})
+	return t, err
 }
 
 // resetSchedule makes the session's PostToolUse hook look at its claims

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -57,7 +56,6 @@ type syncCmd struct {
 	Import      syncImportCmd `cmd:"" help:"Read JSON Lines (as export writes them) from stdin into the store."`
 	MergeDriver syncDriverCmd `cmd:"" name:"merge-driver" help:"Merge three versions of a T-*.json record (git calls this: %O %A %B %P)."`
 	Setup       syncSetupCmd  `cmd:"" help:"Register the record merge driver in this clone only (the first sync does it too)."`
-	Claim       syncClaimCmd  `cmd:"" hidden:"" help:"Claim a task so that the claim counts only once pushed (task-claim --remote)."`
 	ctx         *kong.Context `kong:"-"`
 }
 
@@ -81,13 +79,6 @@ type syncDriverCmd struct {
 	Path   string `arg:"" optional:"" help:"%P: the path in the tree (for messages)."`
 }
 
-type syncClaimCmd struct {
-	ID     string         `arg:"" help:"Task id."`
-	Owner  string         `required:"" help:"The claimant."`
-	Lease  *time.Duration `placeholder:"DUR" help:"Lease, e.g. 15m (none: the claim does not expire)."`
-	Remote string         `placeholder:"NAME" default:"origin" help:"The git remote."`
-}
-
 // TaskSync is the task-sync binary.
 func TaskSync(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return run("task-sync", syncHelp, &syncCmd{}, args, stdin, stdout, stderr)
@@ -97,6 +88,26 @@ func TaskSync(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func (c *syncCmd) AfterApply(ctx *kong.Context) error {
 	c.ctx = ctx
 	return nil
+}
+
+// syncOptions is what task-sync and task-claim --remote move and where:
+// the store, the plans, their locks and their integrity recorders.
+func syncOptions(a *app, e *env) tasksync.Options {
+	o := tasksync.Options{
+		Root:     e.root,
+		TasksDir: e.store.Dir,
+		PlansDir: plan.DirOf(e.root),
+		StateDir: filepath.Join(e.root, ".matrixx", "state"),
+		Lock:     lock.Options{Timeout: e.store.Lock.Timeout, NoKernel: e.store.Lock.NoKernel},
+		Log:      a.stderr,
+		// Recorded like every write of the toolkit (docs/integrity.md), so
+		// the post-call check keeps what a sync in a tool call pulled.
+		TasksRecord: e.store.Record,
+	}
+	if e.integrity != nil {
+		o.PlansRecord = e.integrity.Plans().Recorder()
+	}
+	return o
 }
 
 func (c *syncCmd) run(a *app) error {
@@ -112,15 +123,7 @@ func (c *syncCmd) run(a *app) error {
 	if err != nil {
 		return err
 	}
-	lockOpt := lock.Options{Timeout: e.store.Lock.Timeout, NoKernel: e.store.Lock.NoKernel}
-	o := tasksync.Options{
-		Root:     e.root,
-		TasksDir: e.store.Dir,
-		PlansDir: plan.DirOf(e.root),
-		StateDir: filepath.Join(e.root, ".matrixx", "state"),
-		Lock:     lockOpt,
-		Log:      a.stderr,
-	}
+	o := syncOptions(a, e)
 	switch cmd {
 	case "setup":
 		if err := tasksync.Setup(e.root); err != nil {
@@ -147,26 +150,11 @@ func (c *syncCmd) run(a *app) error {
 		if f, ok := a.stdin.(*os.File); ok && isTerminal(f) {
 			return a.needInput("the JSON Lines of task-sync export")
 		}
-		res, err := tasksync.Import(o.TasksDir, o.PlansDir, a.stdin, c.Import.OnConflict, lockOpt)
+		res, err := tasksync.Import(o, a.stdin, c.Import.OnConflict)
 		if err != nil {
 			return err
 		}
 		a.emit(res)
-		return nil
-	case "claim":
-		o.Remote = c.Claim.Remote
-		req := tasksync.ClaimRequest{ID: c.Claim.ID, Owner: c.Claim.Owner, Session: e.store.Session}
-		if c.Claim.Lease != nil {
-			if *c.Claim.Lease < time.Second {
-				return errcode.New(errcode.InvalidArguments, "--lease must be at least 1s")
-			}
-			req.Lease = *c.Claim.Lease
-		}
-		t, _, err := tasksync.RemoteClaim(o, req, nil)
-		if err != nil {
-			return err
-		}
-		a.emit(map[string]any{"task": t})
 		return nil
 	}
 	if c.Run.Attempts < 1 || c.Run.Attempts > 100 {
@@ -249,18 +237,40 @@ func (d *syncDriverCmd) run(a *app) error {
 	return nil
 }
 
+// Help of export (kong shows it under the subcommand's usage).
 func (c *syncExportCmd) Help() string {
-	return "Example: task-sync export > tasks.jsonl"
+	return `Example: task-sync export > tasks.jsonl
+
+One line per record ({"task":{…},"mtimeMs":n}, by id) then per plan ({"plan","text","mtimeMs"},
+by name); mtimeMs is the file's modification time. Unreadable files are named on stderr and the
+exit status is 3 (partial).`
 }
 
+// Help of import.
 func (c *syncImportCmd) Help() string {
-	return "Example: task-sync import --on-conflict newer < tasks.jsonl"
+	return `Example: task-sync import --on-conflict newer < tasks.jsonl
+
+Every line is validated before anything is written (a bad line: validation_error naming it). A
+record or plan the store lacks is created; one with other content is decided by --on-conflict:
+skip keeps the store's, fail imports nothing (import_conflict), newer takes the line when its
+mtimeMs is later than the file's modification time (a tie keeps the store's).
+Answer: {"created":n,"updated":n,"unchanged":n,"skipped":[ids and plan names]}.`
 }
 
+// Help of merge-driver.
 func (c *syncDriverCmd) Help() string {
-	return "Example: git merge origin/matrixx-tasks   # git runs task-sync merge-driver %O %A %B %P"
+	return `Example: task-sync merge-driver %O %A %B %P   (in .git/config; git calls it)
+
+Merges base, ours and theirs of one record with the record merge and writes the result to %A
+(exit 0); the decisions are printed on stderr. A version that is not a valid record leaves %A as
+ours and exits 1 (git reports the path as conflicted).`
 }
 
+// Help of setup.
 func (c *syncSetupCmd) Help() string {
-	return "Example: task-sync setup"
+	return `Example: task-sync setup
+
+Registers the record merge driver in this clone only (.git/config and .git/info/attributes;
+nothing committed); the first task-sync does it too.
+Answer: {"mergeDriver":"matrixx-task","attributes":"T-*.json merge=matrixx-task"}.`
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/tasksync"
 )
 
 // Draft is the JSON Schema dialect of every schema here.
@@ -63,6 +64,59 @@ type getAnswer struct {
 // updateAnswer is task-update's answer.
 type updateAnswer struct {
 	Task task.Task `json:"task"`
+}
+
+// syncAnswer is task-sync's answer (tasksync.Result; kept and lost are
+// any JSON value, set in syncConflicts).
+type syncAnswer struct {
+	Pulled    int            `json:"pulled" jsonschema:"Store files (records and plans) this sync changed or removed here."`
+	Pushed    int            `json:"pushed" jsonschema:"Files the push changed on the remote's branch."`
+	Merged    int            `json:"merged" jsonschema:"Files changed on both sides and merged three ways."`
+	Conflicts []syncConflict `json:"conflicts" jsonschema:"Every decision a merge rule took (docs/sync.md)."`
+}
+
+// syncConflict is one decision (tasksync.Conflict).
+type syncConflict struct {
+	ID    string `json:"id" jsonschema:"The task (T-…), or the plan's name for field plan."`
+	Field string `json:"field" jsonschema:"status, blockedBy, metadata.KEY, plan, a field name, or record."`
+	Rule  string `json:"rule" jsonschema:"The rule that decided."`
+	Saved string `json:"saved,omitzero" jsonschema:"unmergeable: where the remote version was saved."`
+}
+
+// syncBudgetAnswer is sync_conflict: the push budget ran out (exit 1);
+// nothing was lost, and the rounds that ran are reported.
+type syncBudgetAnswer struct {
+	Error     errcode.Code   `json:"error"`
+	Message   string         `json:"message"`
+	Pulled    int            `json:"pulled"`
+	Pushed    int            `json:"pushed"`
+	Merged    int            `json:"merged"`
+	Conflicts []syncConflict `json:"conflicts"`
+}
+
+// syncSetupAnswer is task-sync setup's answer.
+type syncSetupAnswer struct {
+	MergeDriver string `json:"mergeDriver" jsonschema:"The merge driver's name in .git/config."`
+	Attributes  string `json:"attributes" jsonschema:"The line added to .git/info/attributes."`
+}
+
+// syncLine is one line of task-sync export's JSON Lines (and of import's
+// input): a record or a plan with its modification time.
+type syncLine struct {
+	Task    *task.Task `json:"task,omitzero" jsonschema:"A full record (a task line)."`
+	Plan    string     `json:"plan,omitzero" jsonschema:"The plan's name (a plan line)."`
+	Text    *string    `json:"text,omitzero" jsonschema:"The plan's markdown (a plan line)."`
+	MtimeMs int64      `json:"mtimeMs" jsonschema:"The file's modification time, ms since the epoch."`
+}
+
+// syncConflicts gives kept and lost (any JSON value) to the conflict
+// entries of a task-sync answer schema.
+func syncConflicts(s *jsonschema.Schema) *jsonschema.Schema {
+	c := s.Properties["conflicts"].Items
+	c.Properties["kept"] = &jsonschema.Schema{Description: "The value the rule kept (any JSON value; metadata values compact)."}
+	c.Properties["lost"] = &jsonschema.Schema{Description: "The value the rule dropped (any JSON value)."}
+	c.PropertyOrder = []string{"id", "field", "kept", "lost", "rule", "saved"}
+	return s
 }
 
 // claimInput is task-claim's stdin document.
@@ -240,6 +294,15 @@ func Docs() []Doc {
 			Output: answer("task-cleanup's answer, or the error envelope.", mustFor[store.CleanupResult](false))},
 		{Name: "task-claim", Command: "task-claim", Input: mustFor[claimInput](true),
 			Output: answer("task-claim's answer (task null: nothing is ready), or the error envelope (claim_conflict, task_blocked, task_not_claimable, …).", mustFor[getAnswer](false))},
+		{Name: "task-sync", Command: "task-sync",
+			Output: answer("task-sync's answer (a sync reads no stdin), sync_conflict when the push budget ran out (exit 1, nothing lost, with the rounds' counts and decisions), or the error envelope (git_failed, task_lock_unavailable, …).",
+				syncConflicts(mustFor[syncAnswer](false)), syncConflicts(mustFor[syncBudgetAnswer](false)))},
+		{Name: "task-sync-export", Command: "task-sync export",
+			Output: &jsonschema.Schema{Description: "One line of task-sync export's JSON Lines (records by id, then plans by name); a usage error prints the error envelope instead.", AnyOf: []*jsonschema.Schema{mustFor[syncLine](false)}}},
+		{Name: "task-sync-import", Command: "task-sync import", Input: mustFor[syncLine](true),
+			Output: answer("task-sync import's answer (the input is JSON Lines, each line as in the input schema), or the error envelope (validation_error naming the line, import_conflict, …: nothing written).", mustFor[tasksync.ImportResult](false))},
+		{Name: "task-sync-setup", Command: "task-sync setup",
+			Output: answer("task-sync setup's answer, or the error envelope.", mustFor[syncSetupAnswer](false))},
 		{Name: "task-doctor", Command: "task-doctor", Input: mustFor[doctorInput](true),
 			Output: answer("task-doctor's report (exit 1 when it found errors, or warnings under strict), or the error envelope.", mustFor[store.DoctorReport](false))},
 		{Name: "where", Command: "--where",

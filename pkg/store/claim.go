@@ -9,16 +9,22 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
 // ClaimRequest is one task-claim: the task (empty: the next ready one),
-// the claimant's owner name and the lease (> 0).
+// the claimant's owner name and the lease (> 0). Skew (>= 0) is the clock
+// difference tolerated with claims written on other machines: a claim held
+// by someone else is taken over only once it expired Skew ago (task-claim
+// --remote sets tasksync.MaxClockSkew; docs/sync.md "Claims across
+// machines").
 type ClaimRequest struct {
 	ID    string
 	Owner string
 	Lease time.Duration
+	Skew  time.Duration
 }
 
 // Claim takes one task for req.Owner under the lock, a compare-and-swap
@@ -33,17 +39,30 @@ type ClaimRequest struct {
 // on any of them.
 func (s *Store) Claim(req ClaimRequest) (*task.Task, error) {
 	if req.ID != "" {
-		return s.claimOne(req)
+		return s.claimOne(req, s.transact)
 	}
-	return s.claimNext(req)
+	return s.claimNext(req, s.transact)
 }
 
-func (s *Store) claimOne(req ClaimRequest) (*task.Task, error) {
+// ClaimLocked is Claim for a caller that already holds the store's lock l
+// (task-claim --remote claims inside task-sync's step, under the lock the
+// sync holds; it releases the lock itself). Same rules, answers and
+// errors as Claim; the write re-checks l before its rename and is recorded
+// in s.Record.
+func (s *Store) ClaimLocked(l *lock.Lock, req ClaimRequest) (*task.Task, error) {
+	held := func(fn func(tx *txn) error) error { return s.held(l, fn) }
+	if req.ID != "" {
+		return s.claimOne(req, held)
+	}
+	return s.claimNext(req, held)
+}
+
+func (s *Store) claimOne(req ClaimRequest, transact func(func(tx *txn) error) error) (*task.Task, error) {
 	if !exists(filepath.Join(s.Dir, task.FileName(req.ID))) {
 		return nil, errcode.Field(errcode.TaskNotFound, "id", "no task %s in %s", req.ID, s.Dir)
 	}
 	var out *task.Task
-	err := s.transact(func(tx *txn) error {
+	err := transact(func(tx *txn) error {
 		t, mtime, err := tx.readRec(req.ID)
 		if err != nil {
 			return err
@@ -52,7 +71,7 @@ func (s *Store) claimOne(req ClaimRequest) (*task.Task, error) {
 			return errcode.Field(errcode.TaskNotFound, "id", "no task %s in %s", req.ID, s.Dir)
 		}
 		now := s.now()
-		if err := tx.claimable(t, req.Owner, now); err != nil {
+		if err := tx.claimable(t, req.Owner, now, req.Skew); err != nil {
 			return err
 		}
 		out = t
@@ -68,14 +87,14 @@ func (s *Store) claimOne(req ClaimRequest) (*task.Task, error) {
 // by one under the lock against their files (and their blockers' files).
 // When none of them is still claimable, the store is scanned again under
 // the lock, so "nothing ready" is true at one moment.
-func (s *Store) claimNext(req ClaimRequest) (*task.Task, error) {
+func (s *Store) claimNext(req ClaimRequest, transact func(func(tx *txn) error) error) (*task.Task, error) {
 	snap, err := s.Scan(ScanOptions{})
 	if err != nil {
 		return nil, err
 	}
-	first := NextOrder(snap, req.Owner, s.now())
+	first := NextOrder(snap, req.Owner, s.now().Add(-req.Skew))
 	var out *task.Task
-	err = s.transact(func(tx *txn) error {
+	err = transact(func(tx *txn) error {
 		try := func(ids []string) (bool, error) {
 			for _, id := range ids {
 				t, mtime, err := tx.readRec(id)
@@ -83,7 +102,7 @@ func (s *Store) claimNext(req ClaimRequest) (*task.Task, error) {
 					continue // gone or broken since the scan: not claimable
 				}
 				now := s.now()
-				if tx.claimable(t, req.Owner, now) != nil || !nextEligible(t, req.Owner, now) {
+				if tx.claimable(t, req.Owner, now, req.Skew) != nil || !nextEligible(t, req.Owner, now.Add(-req.Skew)) {
 					continue
 				}
 				if err := tx.takeClaim(t, mtime, req, now); err != nil {
@@ -101,7 +120,7 @@ func (s *Store) claimNext(req ClaimRequest) (*task.Task, error) {
 		if err != nil {
 			return err
 		}
-		_, err = try(NextOrder(snap, req.Owner, s.now()))
+		_, err = try(NextOrder(snap, req.Owner, s.now().Add(-req.Skew)))
 		return err
 	})
 	if err != nil {
@@ -173,8 +192,9 @@ func NextOrder(snap *Snapshot, owner string, now time.Time) []string {
 }
 
 // claimable applies task-claim's rules to t as it is on disk now; its
-// blockers are read from their files.
-func (tx *txn) claimable(t *task.Task, owner string, now time.Time) error {
+// blockers are read from their files. A claim of someone else counts as
+// expired only skew after its expiry.
+func (tx *txn) claimable(t *task.Task, owner string, now time.Time, skew time.Duration) error {
 	switch t.Status {
 	case task.Completed, task.Deleted:
 		return errcode.New(errcode.TaskNotClaimable, "%s is %s: only pending tasks (and in_progress ones whose claim expired) can be claimed", t.ID, t.Status)
@@ -184,10 +204,13 @@ func (tx *txn) claimable(t *task.Task, owner string, now time.Time) error {
 		if holder == owner {
 			return nil // a renewal
 		}
-		if c != nil && c.Expired(now) {
+		if c != nil && c.Expired(now.Add(-skew)) {
 			return nil // a takeover
 		}
 		if exp, ok := c.Expiry(); ok {
+			if skew > 0 {
+				return errcode.New(errcode.ClaimConflict, "%s is claimed by %s until %s (taken over only %s after that, the clock difference tolerated between machines; in %s)", t.ID, holder, claim.Stamp(exp), skew, exp.Add(skew).Sub(now).Round(time.Second))
+			}
 			return errcode.New(errcode.ClaimConflict, "%s is claimed by %s until %s (in %s)", t.ID, holder, claim.Stamp(exp), exp.Sub(now).Round(time.Second))
 		}
 		return errcode.New(errcode.ClaimConflict, "%s is in progress, held by %s with no lease (it does not expire: the holder completes it or sets it back to pending)", t.ID, holder)

@@ -99,6 +99,20 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 	return nil
 }
 
+// held runs fn as a transaction under the lock l that the caller already
+// holds and releases itself (ClaimLocked). The dedup index is left to be
+// rebuilt on its next use (it is verified against the directory's mtime).
+func (s *Store) held(l *lock.Lock, fn func(tx *txn) error) error {
+	tx := &txn{s: s, l: l, refreshed: time.Now()}
+	err := fn(tx)
+	if tx.dirty {
+		if serr := durable.SyncDir(s.Dir); serr != nil && err == nil {
+			err = errcode.Wrap(errcode.InternalError, serr, "syncing %s", s.Dir)
+		}
+	}
+	return err
+}
+
 // write stores t atomically and durably, re-checking lock ownership right
 // before the rename (D5, D6).
 func (tx *txn) write(t *task.Task) error {

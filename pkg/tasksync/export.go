@@ -18,6 +18,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
@@ -126,7 +127,11 @@ type ImportResult struct {
 // modification time (a tie keeps the store's). Every line is validated
 // before anything is written: a bad line is validation_error naming its
 // line number, and nothing is written.
-func Import(tasksDir, plansDir string, r io.Reader, onConflict string, lockOpt lock.Options) (*ImportResult, error) {
+//
+// Only o.TasksDir, o.PlansDir, o.Lock and the recorders are used: every
+// write is recorded in the integrity ledgers (Options.TasksRecord).
+func Import(o Options, r io.Reader, onConflict string) (*ImportResult, error) {
+	tasksDir, plansDir, lockOpt := o.TasksDir, o.PlansDir, o.Lock
 	res := &ImportResult{Skipped: []string{}}
 	type item struct {
 		path  string
@@ -134,6 +139,7 @@ func Import(tasksDir, plansDir string, r io.Reader, onConflict string, lockOpt l
 		mtime int64
 		name  string
 		lock  *lock.Lock
+		rec   *integrity.Recorder
 	}
 	var items []item
 	sc := bufio.NewScanner(r)
@@ -210,9 +216,9 @@ func Import(tasksDir, plansDir string, r io.Reader, onConflict string, lockOpt l
 	var writes []write
 	for _, it := range items {
 		max := int64(16 << 20)
-		it.lock = tl
+		it.lock, it.rec = tl, o.TasksRecord
 		if strings.HasPrefix(it.name, "plan ") {
-			max, it.lock = plan.MaxReadBytes, pl
+			max, it.lock, it.rec = plan.MaxReadBytes, pl, o.PlansRecord
 		}
 		cur, mtime, err := readWithMtime(it.path, max)
 		if os.IsNotExist(err) {
@@ -238,12 +244,15 @@ func Import(tasksDir, plansDir string, r io.Reader, onConflict string, lockOpt l
 		res.Skipped = append(res.Skipped, strings.TrimPrefix(it.name, "plan "))
 	}
 	for _, w := range writes {
-		if err := durable.WriteFile(w.it.path, w.it.data, durable.Options{BeforeRename: w.it.lock.Check}); err != nil {
-			return nil, errcode.Wrap(errcode.InternalError, err, "writing %s (%d written before)", w.it.path, res.Created+res.Updated)
-		}
+		opt := durable.Options{BeforeRename: w.it.lock.Check, Perm: filePerm}
 		if w.it.mtime > 0 {
-			mt := time.UnixMilli(w.it.mtime)
-			_ = os.Chtimes(w.it.path, mt, mt)
+			opt.ModTime = time.UnixMilli(w.it.mtime) // set before the rename, so the ledger records it
+		}
+		if err := w.it.rec.WriteFile(w.it.path, w.it.data, opt); err != nil {
+			if errcode.Of(err) == errcode.TaskLockUnavailable {
+				return nil, err
+			}
+			return nil, errcode.Wrap(errcode.InternalError, err, "writing %s (%d written before)", w.it.path, res.Created+res.Updated)
 		}
 		if w.create {
 			res.Created++

@@ -15,6 +15,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
@@ -51,6 +52,13 @@ type Options struct {
 	// NoPush fetches and merges but does not push (RemoteClaim's first
 	// step does push; tests use it).
 	NoPush bool
+	// TasksRecord and PlansRecord record every write and removal the sync
+	// (and Import) makes in the store and the plans in their integrity
+	// ledgers (docs/integrity.md), as store.Store.Record and
+	// plan.Store.Record do for the other binaries: without it the hook's
+	// post-call check would undo a sync run inside an agent's tool call.
+	// nil records nothing (the check is switched off).
+	TasksRecord, PlansRecord *integrity.Recorder
 }
 
 // Result is task-sync's answer: {"pulled":n,"pushed":n,"merged":n,"conflicts":[…]}.
@@ -447,12 +455,18 @@ func (r *repo) storeBlobs(contents map[string][]byte) error {
 }
 
 // apply makes the store hold want instead of have: it writes every
-// changed file to a temp file, makes them all durable with one syncfs(2),
-// renames each into place (re-checking the lock right before each rename,
-// renewing it every 10 s) and syncs the directories; then removes the
-// files want lacks. It returns the paths it changed.
+// changed file to a temp file (mode 0644, as every write of the toolkit),
+// makes them all durable with one syncfs(2), renames each into place
+// (re-checking the lock right before each rename, renewing it every 10 s,
+// and recording the write in the area's integrity ledger between the check
+// and the rename, so a write whose ledger line cannot be written does not
+// happen) and syncs the directories; then removes the files want lacks
+// (recorded the same way). It returns the paths it changed.
 func (r *repo) apply(o *Options, have, want files, contents map[string][]byte, tl, pl *lock.Lock) ([]string, error) {
-	type pending struct{ p, tmp, target string }
+	type pending struct {
+		p, tmp, target string
+		data           []byte
+	}
 	var todo []pending
 	defer func() {
 		for _, t := range todo {
@@ -465,11 +479,11 @@ func (r *repo) apply(o *Options, have, want files, contents map[string][]byte, t
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
-	dirOf := func(p string) (string, *lock.Lock) {
+	dirOf := func(p string) (string, *lock.Lock, *integrity.Recorder) {
 		if strings.HasPrefix(p, "plans/") {
-			return o.PlansDir, pl
+			return o.PlansDir, pl, o.PlansRecord
 		}
-		return o.TasksDir, tl
+		return o.TasksDir, tl, o.TasksRecord
 	}
 	for _, p := range paths {
 		oid := want[p]
@@ -483,13 +497,16 @@ func (r *repo) apply(o *Options, have, want files, contents map[string][]byte, t
 				return nil, err
 			}
 		}
-		dir, _ := dirOf(p)
+		dir, _, _ := dirOf(p)
 		f, err := os.CreateTemp(dir, "."+filepath.Base(p)+durable.TempInfix+"*")
 		if err != nil {
 			return nil, errcode.Wrap(errcode.InternalError, err, "writing into %s", dir)
 		}
-		todo = append(todo, pending{p, f.Name(), filepath.Join(dir, filepath.Base(p))})
+		todo = append(todo, pending{p, f.Name(), filepath.Join(dir, filepath.Base(p)), data})
 		_, err = f.Write(data)
+		if err == nil {
+			err = f.Chmod(filePerm)
+		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -509,7 +526,7 @@ func (r *repo) apply(o *Options, have, want files, contents map[string][]byte, t
 	refreshed := time.Now()
 	for len(todo) > 0 {
 		t := todo[0]
-		_, l := dirOf(t.p)
+		_, l, rec := dirOf(t.p)
 		if time.Since(refreshed) > lock.StaleAfter/3 {
 			refreshed = time.Now()
 			if err := tl.Refresh(time.Now()); err != nil {
@@ -522,24 +539,35 @@ func (r *repo) apply(o *Options, have, want files, contents map[string][]byte, t
 		if err := l.Check(); err != nil {
 			return written, err
 		}
+		undo, err := rec.Intent(t.target, t.data, filePerm)
+		if err != nil {
+			return written, ledgerError(rec, err)
+		}
 		if err := os.Rename(t.tmp, t.target); err != nil {
+			undo()
 			return written, errcode.Wrap(errcode.InternalError, err, "writing %s", t.target)
 		}
+		rec.Done(t.target, t.data)
 		todo = todo[1:]
 		written = append(written, t.p)
-		d, _ := dirOf(t.p)
+		d, _, _ := dirOf(t.p)
 		dirs[d] = true
 	}
 	for p := range have {
 		if _, ok := want[p]; ok {
 			continue
 		}
-		dir, l := dirOf(p)
+		dir, l, rec := dirOf(p)
 		if err := l.Check(); err != nil {
 			return written, err
 		}
 		target := filepath.Join(dir, filepath.Base(p))
+		undo, err := rec.Removing(target)
+		if err != nil {
+			return written, ledgerError(rec, err)
+		}
 		if err := os.Remove(target); err != nil && !errors.Is(err, os.ErrNotExist) {
+			undo()
 			return written, errcode.Wrap(errcode.InternalError, err, "removing %s", target)
 		}
 		dirs[dir] = true
@@ -551,6 +579,17 @@ func (r *repo) apply(o *Options, have, want files, contents map[string][]byte, t
 		}
 	}
 	return written, nil
+}
+
+// filePerm is the mode of every file the sync and the import write: the
+// same as durable.WriteFile's (the integrity check counts other permission
+// bits as a change).
+const filePerm = 0o644
+
+// ledgerError is a write refused because its integrity ledger line could
+// not be written (the write did not happen).
+func ledgerError(rec *integrity.Recorder, err error) error {
+	return errcode.Wrap(errcode.InternalError, err, "recording the write in the integrity ledger %s (make it writable, set XDG_STATE_HOME, or list task-integrity-check in disabled_hooks)", rec.Ledger)
 }
 
 // validPath reports whether a path of a store tree may be written into the

@@ -11,11 +11,10 @@ import (
 )
 
 // TestClaimRace: eight machines race to claim the same task with
-// `task-sync claim` (the remote claim of task-claim --remote), round after
-// round: exactly one wins each round, every other gets claim_conflict, the
-// remote holds the winner's claim, and after a sync every machine holds the
-// same store. 3 rounds; 50 with
-// SYNC_SCALE≥1.
+// `task-claim --remote`, round after round: exactly one wins each round,
+// every other gets claim_conflict naming the winner and holds the winner's
+// claim in its own store, the remote holds the winner's claim, and after a
+// sync every machine holds the same store. 3 rounds; 50 with SYNC_SCALE≥1.
 func TestClaimRace(t *testing.T) {
 	rounds := 3
 	if scale() > 0 {
@@ -46,7 +45,7 @@ func TestClaimRace(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				out, code := m.run("", "task-sync", "claim", id, "--owner", m.name, "--lease", "10m")
+				out, code := m.run("", "task-claim", id, "--owner", m.name, "--lease", "10m", "--remote")
 				res[i] = outcome{code, out}
 			}()
 		}
@@ -67,6 +66,32 @@ func TestClaimRace(t *testing.T) {
 		}
 		if winner == "" {
 			t.Fatalf("round %d: nobody won: %+v", round, res)
+		}
+		// The winner's answer is its claim; every loser was told who won and
+		// its store now holds the winner's claim.
+		var won struct {
+			Task struct {
+				Owner  string `json:"owner"`
+				Status string `json:"status"`
+			} `json:"task"`
+		}
+		for i, r := range res {
+			if r.code == 0 {
+				if err := json.Unmarshal([]byte(r.out), &won); err != nil || won.Task.Owner != winner || won.Task.Status != "in_progress" {
+					t.Fatalf("round %d: the winner answered %s", round, r.out)
+				}
+				continue
+			}
+			if !strings.Contains(r.out, "claimed by "+winner+" ") {
+				t.Fatalf("round %d: %s's claim_conflict does not name the winner %s: %s", round, ms[i].name, winner, r.out)
+			}
+			var local struct {
+				Owner string `json:"owner"`
+			}
+			rec := ms[i].files()["tasks/"+id+".json"]
+			if err := json.Unmarshal([]byte(rec), &local); err != nil || local.Owner != winner {
+				t.Fatalf("round %d: %s's store holds owner %q after losing, want the winner %s", round, ms[i].name, local.Owner, winner)
+			}
 		}
 		// What the remote holds: the winner's claim.
 		var got struct {

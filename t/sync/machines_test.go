@@ -28,6 +28,7 @@ import (
 )
 
 var mains = map[string]func([]string, io.Reader, io.Writer, io.Writer) int{
+	"task-claim":  cli.TaskClaim,
 	"task-create": cli.TaskCreate,
 	"task-get":    cli.TaskGet,
 	"task-list":   cli.TaskList,
