@@ -241,7 +241,22 @@ func (m *machine) randomEdit(rng *rand.Rand, i int, l *machineLog) {
 		r := m.record(id)
 		old := map[string]string{"subject": r.Subject, "description": r.Description, "owner": r.Owner}[field]
 		flag := map[string]string{"subject": "-s", "description": "-d", "owner": "--owner"}[field]
-		m.must(nil, "", "task-update", id, flag, field[:1]+"-"+val)
+		args := []string{id, flag, field[:1] + "-" + val}
+		if field == "owner" {
+			// A deliberate reassignment names the current owner; a task
+			// under another owner's live claim (a claim merged from
+			// another machine) is refused with claim_conflict and left
+			// alone: task-update never takes a claim over (docs/claims.md).
+			args = append(args, "--expect-owner", old)
+			if out, code := m.run("", "task-update", args...); code != 0 {
+				if !strings.Contains(out, `"claim_conflict"`) && !strings.Contains(out, `"precondition_failed"`) {
+					m.t.Errorf("%s: task-update %v exited %d: %s", m.name, args, code, out)
+				}
+				return
+			}
+		} else {
+			m.must(nil, "", "task-update", args...)
+		}
 		l.edits = append(l.edits, edit{id: id, field: field, value: field[:1] + "-" + val, replaced: old})
 	case p < 65:
 		key := "k-" + val
