@@ -160,11 +160,7 @@ func (c *installCmd) run(a *app) error {
 	if !hook.IsOurs(command) {
 		return errcode.New(errcode.InvalidArguments, "--command %q does not run %s without arguments, so uninstall could not recognise it", command, hook.Binary)
 	}
-	file, err := resolveSettings(path)
-	if err != nil {
-		return err
-	}
-	orig, mode, err := readSettings(file)
+	file, orig, mode, err := loadSettings(path)
 	if err != nil {
 		return err
 	}
@@ -185,27 +181,15 @@ func (c *installCmd) run(a *app) error {
 	if err := c.checkOthers(a, others, command, res.Changed); err != nil {
 		return err
 	}
-	var events []string
-	for _, e := range hook.Entries {
-		events = append(events, e.Event)
-	}
 	where := path
 	if file != path {
 		where = path + " (a link to " + file + ")"
 	}
-	if !res.Changed {
-		fmt.Fprintf(a.stdout, "%s: already installed in %s (command %s)\n", a.name, where, command)
-	} else {
-		if err := writeSettings(file, res.Data, mode); err != nil {
-			return err
-		}
-		if res.DroppedComments {
-			a.warnf("note: %s had comments (or trailing commas), which Claude Code does not accept in settings files (it ignores the whole file); the rewritten file is plain JSON without them", path)
-		}
-		fmt.Fprintf(a.stdout, "%s: installed in %s: %s run %s\n", a.name, where, strings.Join(events, ", "), command)
-		if c.Shared {
-			fmt.Fprintf(a.stdout, "%s: commit %s with the skill and commands next to it (.claude/skills, .claude/commands); everyone using it needs %s on PATH\n", a.name, path, hook.Binary)
-		}
+	if err := saveInstall(a, file, where, command, hook.Entries, res, mode, claudeDroppedNote(path)); err != nil {
+		return err
+	}
+	if res.Changed && c.Shared {
+		fmt.Fprintf(a.stdout, "%s: commit %s with the skill and commands next to it (.claude/skills, .claude/commands); everyone using it needs %s on PATH\n", a.name, path, hook.Binary)
 	}
 	if res.HooksDisabled {
 		a.warnf("warning: %s sets \"disableAllHooks\": true: Claude Code runs no hooks while it is set", path)
@@ -270,11 +254,7 @@ func (c *uninstallCmd) runSettings(a *app) error {
 		return err
 	}
 	path := target.path
-	file, err := resolveSettings(path)
-	if err != nil {
-		return err
-	}
-	orig, mode, err := readSettings(file)
+	file, orig, mode, err := loadSettings(path)
 	if err != nil {
 		return err
 	}
@@ -298,35 +278,8 @@ func (c *uninstallCmd) runSettings(a *app) error {
 	if err := c.uninstallMCPSettings(a, &res); err != nil {
 		return err
 	}
-	removes := res.Changed && res.Empty && file == path
-	if c.Print {
-		// What the file would be after uninstall: its content, or, when
-		// uninstall would delete it, nothing (and a note saying so).
-		if removes {
-			a.warnf("%s holds nothing but its hooks: uninstall would remove the file", path)
-			return nil
-		}
-		_, _ = a.stdout.Write(res.Data)
-		return nil
-	}
-	if !res.Changed {
-		fmt.Fprintf(a.stdout, "%s: nothing to remove in %s\n", a.name, path)
-	} else if removes {
-		// Nothing but our hooks was in it: remove the file rather than
-		// leave an empty {} behind. A linked file is the user's own:
-		// written, never removed.
-		if err := os.Remove(path); err != nil {
-			return errcode.Wrap(errcode.InternalError, err, "removing %s", path)
-		}
-		fmt.Fprintf(a.stdout, "%s: removed its hooks from %s; nothing else was in it, so the file is gone\n", a.name, path)
-	} else {
-		if err := writeSettings(file, res.Data, mode); err != nil {
-			return err
-		}
-		if res.DroppedComments {
-			a.warnf("note: %s had comments (or trailing commas), which Claude Code does not accept in settings files (it ignores the whole file); the rewritten file is plain JSON without them", path)
-		}
-		fmt.Fprintf(a.stdout, "%s: removed its hooks from %s\n", a.name, path)
+	if printed, err := saveUninstall(a, c.Print, path, file, res, mode, claudeDroppedNote(path)); err != nil || printed {
+		return err
 	}
 	removed, err := uninstallGuide(filepath.Dir(path))
 	for _, r := range removed {
@@ -345,6 +298,88 @@ func (c *uninstallCmd) runSettings(a *app) error {
 		}
 	}
 	return nil
+}
+
+// loadSettings resolves path (resolveSettings) and reads the file it
+// names (readSettings): the file to write, its content (nil when it does
+// not exist) and its mode.
+func loadSettings(path string) (string, []byte, fs.FileMode, error) {
+	file, err := resolveSettings(path)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	orig, mode, err := readSettings(file)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	return file, orig, mode, nil
+}
+
+// claudeDroppedNote is the warning when rewriting Claude Code's settings
+// file at path dropped its comments.
+func claudeDroppedNote(path string) string {
+	return "note: " + path + " had comments (or trailing commas), which Claude Code does not accept in settings files (it ignores the whole file); the rewritten file is plain JSON without them"
+}
+
+// saveInstall writes the installed settings res to file (unless nothing
+// changed) and says so on stdout: "already installed in WHERE (command
+// COMMAND)", or "installed in WHERE: EVENTS run COMMAND" with the events
+// of entries; droppedNote is warned when the rewrite dropped comments.
+func saveInstall(a *app, file, where, command string, entries []hook.Entry, res hook.SettingsResult, mode fs.FileMode, droppedNote string) error {
+	if !res.Changed {
+		fmt.Fprintf(a.stdout, "%s: already installed in %s (command %s)\n", a.name, where, command)
+		return nil
+	}
+	if err := writeSettings(file, res.Data, mode); err != nil {
+		return err
+	}
+	if res.DroppedComments {
+		a.warnf("%s", droppedNote)
+	}
+	var events []string
+	for _, e := range entries {
+		events = append(events, e.Event)
+	}
+	fmt.Fprintf(a.stdout, "%s: installed in %s: %s run %s\n", a.name, where, strings.Join(events, ", "), command)
+	return nil
+}
+
+// saveUninstall applies the uninstalled settings res to path (file, where
+// path is a link to it). With print it only shows what the file would be:
+// its content, or, when uninstall would delete it, nothing (and a note
+// saying so); printed is then true. Otherwise: nothing when res did not
+// change; the file removed when nothing but our hooks was in it (rather
+// than an empty {} left behind; a linked file is the user's own: written,
+// never removed); else the file rewritten, warning droppedNote (when not
+// empty) if that dropped comments.
+func saveUninstall(a *app, print bool, path, file string, res hook.SettingsResult, mode fs.FileMode, droppedNote string) (printed bool, err error) {
+	removes := res.Changed && res.Empty && file == path
+	if print {
+		if removes {
+			a.warnf("%s holds nothing but its hooks: uninstall would remove the file", path)
+			return true, nil
+		}
+		_, _ = a.stdout.Write(res.Data)
+		return true, nil
+	}
+	switch {
+	case !res.Changed:
+		fmt.Fprintf(a.stdout, "%s: nothing to remove in %s\n", a.name, path)
+	case removes:
+		if err := os.Remove(path); err != nil {
+			return false, errcode.Wrap(errcode.InternalError, err, "removing %s", path)
+		}
+		fmt.Fprintf(a.stdout, "%s: removed its hooks from %s; nothing else was in it, so the file is gone\n", a.name, path)
+	default:
+		if err := writeSettings(file, res.Data, mode); err != nil {
+			return false, err
+		}
+		if res.DroppedComments && droppedNote != "" {
+			a.warnf("%s", droppedNote)
+		}
+		fmt.Fprintf(a.stdout, "%s: removed its hooks from %s\n", a.name, path)
+	}
+	return false, nil
 }
 
 // resolveSettings returns the file to read and write for a settings path:

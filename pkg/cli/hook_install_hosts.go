@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
@@ -54,11 +52,7 @@ func (c *installCmd) installHost(a *app, h hook.Host) error {
 		return errcode.New(errcode.InvalidArguments, "the hook command %q does not run %s, so uninstall could not recognise it: install it under that name, or use --command", command, hook.Binary)
 	}
 	command += " --host " + h.String()
-	file, err := resolveSettings(path)
-	if err != nil {
-		return err
-	}
-	orig, mode, err := readSettings(file)
+	file, orig, mode, err := loadSettings(path)
 	if err != nil {
 		return err
 	}
@@ -70,20 +64,8 @@ func (c *installCmd) installHost(a *app, h hook.Host) error {
 		_, _ = a.stdout.Write(res.Data)
 		return nil
 	}
-	var events []string
-	for _, e := range hook.HostEntries(h) {
-		events = append(events, e.Event)
-	}
-	if !res.Changed {
-		fmt.Fprintf(a.stdout, "%s: already installed in %s (command %s)\n", a.name, path, command)
-	} else {
-		if err := writeSettings(file, res.Data, mode); err != nil {
-			return err
-		}
-		if res.DroppedComments {
-			a.warnf("note: %s had comments, which the rewritten file does not keep", path)
-		}
-		fmt.Fprintf(a.stdout, "%s: installed in %s: %s run %s\n", a.name, path, strings.Join(events, ", "), command)
+	if err := saveInstall(a, file, path, command, hook.HostEntries(h), res, mode, "note: "+path+" had comments, which the rewritten file does not keep"); err != nil {
+		return err
 	}
 	switch h {
 	case hook.HostCodex:
@@ -101,11 +83,7 @@ func (c *uninstallCmd) uninstallHost(a *app, h hook.Host) error {
 	if err != nil {
 		return err
 	}
-	file, err := resolveSettings(path)
-	if err != nil {
-		return err
-	}
-	orig, mode, err := readSettings(file)
+	file, orig, mode, err := loadSettings(path)
 	if err != nil {
 		return err
 	}
@@ -117,28 +95,6 @@ func (c *uninstallCmd) uninstallHost(a *app, h hook.Host) error {
 	if err != nil {
 		return errcode.New(errcode.ValidationError, "%s: %v; nothing was changed", path, err)
 	}
-	removes := res.Changed && res.Empty && file == path
-	if c.Print {
-		if removes {
-			a.warnf("%s holds nothing but its hooks: uninstall would remove the file", path)
-			return nil
-		}
-		_, _ = a.stdout.Write(res.Data)
-		return nil
-	}
-	switch {
-	case !res.Changed:
-		fmt.Fprintf(a.stdout, "%s: nothing to remove in %s\n", a.name, path)
-	case removes:
-		if err := os.Remove(path); err != nil {
-			return errcode.Wrap(errcode.InternalError, err, "removing %s", path)
-		}
-		fmt.Fprintf(a.stdout, "%s: removed its hooks from %s; nothing else was in it, so the file is gone\n", a.name, path)
-	default:
-		if err := writeSettings(file, res.Data, mode); err != nil {
-			return err
-		}
-		fmt.Fprintf(a.stdout, "%s: removed its hooks from %s\n", a.name, path)
-	}
-	return nil
+	_, err = saveUninstall(a, c.Print, path, file, res, mode, "")
+	return err
 }

@@ -318,22 +318,11 @@ func (c *showCmd) run(r *runner) error {
 	if r.g.JSON { // the plumbing resolves the handle: its own errors too
 		return r.passJSON(r.call(cli.TaskGet, c.ID))
 	}
-	p, err := r.project()
+	p, v, t, err := r.target(c.ID)
 	if err != nil {
 		return err
 	}
-	id, err := r.resolve(p, c.ID)
-	if err != nil {
-		return err
-	}
-	v, err := load(p.Store, false)
-	if err != nil {
-		return err
-	}
-	t := v.get(id)
-	if t == nil {
-		return errcode.New(errcode.TaskCorrupt, "%s.json is not a readable task", id)
-	}
+	id := t.ID
 	w := r.stdout
 	st := r.st
 	fmt.Fprintf(w, "%s  %s\n", st.paint(t.Status, v.h(id)), st.bold(clean(t.Subject)))
@@ -743,22 +732,11 @@ func (c *doneCmd) run(r *runner) error {
 	if r.g.JSON {
 		return r.passJSON(r.call(cli.TaskUpdate, c.ID, "--status", "completed"))
 	}
-	p, err := r.project()
+	p, v, t, err := r.target(c.ID)
 	if err != nil {
 		return err
 	}
-	id, err := r.resolve(p, c.ID)
-	if err != nil {
-		return err
-	}
-	v, err := load(p.Store, false)
-	if err != nil {
-		return err
-	}
-	t := v.get(id)
-	if t == nil {
-		return errcode.New(errcode.TaskCorrupt, "%s.json is not a readable task", id)
-	}
+	id := t.ID
 	h := v.h(id)
 	switch t.Status {
 	case task.Completed:

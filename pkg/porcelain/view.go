@@ -137,31 +137,26 @@ func (v *view) ready(t *task.Task) bool {
 // dependents are the tasks that wait for id: those whose blockedBy names
 // it and those its blocks names, sorted by id, without repeats.
 func (v *view) dependents(id string) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(x string) {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
+	var own []string
 	if t := v.get(id); t != nil {
-		for _, x := range t.Blocks {
-			add(x)
-		}
+		own = t.Blocks
 	}
-	for _, t := range v.tasks {
-		if slices.Contains(t.BlockedBy, id) {
-			add(t.ID)
-		}
-	}
-	slices.Sort(out)
-	return out
+	return v.linked(id, own, func(t *task.Task) []string { return t.BlockedBy })
 }
 
 // blockers are the tasks id waits for: its blockedBy and the tasks whose
 // blocks names it, sorted by id, without repeats.
 func (v *view) blockers(id string) []string {
+	var own []string
+	if t := v.get(id); t != nil {
+		own = t.BlockedBy
+	}
+	return v.linked(id, own, func(t *task.Task) []string { return t.Blocks })
+}
+
+// linked is own plus every task whose other list names id, sorted by id,
+// without repeats.
+func (v *view) linked(id string, own []string, other func(*task.Task) []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(x string) {
@@ -170,13 +165,11 @@ func (v *view) blockers(id string) []string {
 			out = append(out, x)
 		}
 	}
-	if t := v.get(id); t != nil {
-		for _, x := range t.BlockedBy {
-			add(x)
-		}
+	for _, x := range own {
+		add(x)
 	}
 	for _, t := range v.tasks {
-		if slices.Contains(t.Blocks, id) {
+		if slices.Contains(other(t), id) {
 			add(t.ID)
 		}
 	}

@@ -27,34 +27,7 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "matrixx-codex-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin = dir
-	if err := hostkit.Build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// run runs one of our binaries in dir.
-func run(t *testing.T, dir, stdin string, env []string, name string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(filepath.Join(bin, name), args...)
-	cmd.Dir = dir
-	cmd.Env = env
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %v: %v\n%s%s", name, args, err, out.String(), errb.String())
-	}
-	return out.String()
+	hostkit.Main(m, "matrixx-codex-bin-", &bin)
 }
 
 // project is one test's project, home and environment, with a task from
@@ -80,25 +53,8 @@ func setup(t *testing.T) *project {
 	path := bin + string(os.PathListSeparator) + "/usr/local/bin:/usr/bin:/bin"
 	p.env = hostkit.Env("HOME="+p.home, "CODEX_HOME="+p.codexHome, "PATH="+path, "OPENCODE_CONFIG_DIR="+filepath.Join(p.home, ".config", "opencode"), "MOCK_KEY=test")
 
-	// A task from an earlier session: the session-start summary names it,
-	// and its file is what the agent tries to overwrite.
-	created := run(t, p.proj, `{"subject":"Earlier work on the parser"}`, p.env, "task-create")
-	var ans struct {
-		Tasks []struct{ ID string } `json:"tasks"`
-	}
-	if err := json.Unmarshal([]byte(created), &ans); err != nil || len(ans.Tasks) != 1 {
-		t.Fatalf("task-create: %v %s", err, created)
-	}
-	p.earlier = ans.Tasks[0].ID
-	p.taskFile = filepath.Join(p.proj, ".matrixx", "tasks", p.earlier+".json")
-	var err error
-	if p.before, err = os.ReadFile(p.taskFile); err != nil {
-		t.Fatal(err)
-	}
-	out := run(t, p.proj, "", p.env, "matrixx-hook", "install", "--host", "codex")
-	if !strings.Contains(out, "installed in "+filepath.Join(p.proj, ".codex", "hooks.json")) {
-		t.Fatalf("install: %s", out)
-	}
+	p.earlier, p.taskFile, p.before = hostkit.EarlierTask(t, bin, p.proj, p.env)
+	hostkit.Install(t, bin, p.proj, p.env, "codex", filepath.Join(p.proj, ".codex", "hooks.json"))
 	return p
 }
 
@@ -140,9 +96,9 @@ trust_level = "trusted"
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	reqs := srv.Requests()
-	t.Logf("codex exec: %d model requests; stderr:\n%s", len(reqs), tail(stderr.String(), 2000))
+	t.Logf("codex exec: %d model requests; stderr:\n%s", len(reqs), hostkit.Tail(stderr.String(), 2000))
 	if err != nil {
-		t.Fatalf("codex exec: %v\n%s", err, tail(stdout.String(), 4000))
+		t.Fatalf("codex exec: %v\n%s", err, hostkit.Tail(stdout.String(), 4000))
 	}
 	return reqs, threadID(t, stdout.String())
 }
@@ -273,13 +229,6 @@ func threadID(t *testing.T, out string) string {
 			return fmt.Sprint(m["thread_id"])
 		}
 	}
-	t.Fatalf("no thread.started in the output:\n%s", tail(out, 2000))
+	t.Fatalf("no thread.started in the output:\n%s", hostkit.Tail(out, 2000))
 	return ""
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
 }

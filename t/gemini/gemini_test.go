@@ -28,33 +28,7 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "matrixx-gemini-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin = dir
-	if err := hostkit.Build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-func run(t *testing.T, dir, stdin string, env []string, name string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(filepath.Join(bin, name), args...)
-	cmd.Dir = dir
-	cmd.Env = env
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %v: %v\n%s%s", name, args, err, out.String(), errb.String())
-	}
-	return out.String()
+	hostkit.Main(m, "matrixx-gemini-bin-", &bin)
 }
 
 // project is one test's project, home and environment, with a task from
@@ -78,27 +52,12 @@ func setup(t *testing.T) *project {
 	}
 	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
 	p.env = hostkit.Env("HOME="+p.home, "PATH="+path, "OPENCODE_CONFIG_DIR="+filepath.Join(p.home, ".config", "opencode"))
-	created := run(t, p.proj, `{"subject":"Earlier work on the parser"}`, p.env, "task-create")
-	var ans struct {
-		Tasks []struct{ ID string } `json:"tasks"`
-	}
-	if err := json.Unmarshal([]byte(created), &ans); err != nil || len(ans.Tasks) != 1 {
-		t.Fatalf("task-create: %v %s", err, created)
-	}
-	p.earlier = ans.Tasks[0].ID
-	p.taskFile = filepath.Join(p.proj, ".matrixx", "tasks", p.earlier+".json")
-	var err error
-	if p.before, err = os.ReadFile(p.taskFile); err != nil {
-		t.Fatal(err)
-	}
+	p.earlier, p.taskFile, p.before = hostkit.EarlierTask(t, bin, p.proj, p.env)
 	user := `{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false}}`
 	if err := os.WriteFile(filepath.Join(p.home, ".gemini", "settings.json"), []byte(user), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := run(t, p.proj, "", p.env, "matrixx-hook", "install", "--host", "gemini")
-	if !strings.Contains(out, "installed in "+filepath.Join(p.proj, ".gemini", "settings.json")) {
-		t.Fatalf("install: %s", out)
-	}
+	hostkit.Install(t, bin, p.proj, p.env, "gemini", filepath.Join(p.proj, ".gemini", "settings.json"))
 	return p
 }
 
@@ -115,9 +74,9 @@ func (p *project) exec(t *testing.T, script []hostkit.Reply) ([]string, string) 
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	reqs := srv.Requests()
-	t.Logf("gemini: %d model requests; stderr:\n%s", len(reqs), tail(stderr.String(), 3000))
+	t.Logf("gemini: %d model requests; stderr:\n%s", len(reqs), hostkit.Tail(stderr.String(), 3000))
 	if err != nil {
-		t.Fatalf("gemini: %v\n%s", err, tail(stdout.String(), 4000))
+		t.Fatalf("gemini: %v\n%s", err, hostkit.Tail(stdout.String(), 4000))
 	}
 	return reqs, sessionID(t, stdout.String())
 }
@@ -233,7 +192,7 @@ func wantReason(t *testing.T, reqs []string, i int, tool, reason string) {
 	}
 	l := last(reqs[i])
 	if !strings.Contains(l, `"functionResponse"`) || !strings.Contains(l, `"`+tool+`"`) || !strings.Contains(l, reason) {
-		t.Errorf("request %d does not end with %s's response carrying %q: %s", i, tool, reason, tail(l, 1500))
+		t.Errorf("request %d does not end with %s's response carrying %q: %s", i, tool, reason, hostkit.Tail(l, 1500))
 	}
 }
 
@@ -245,13 +204,6 @@ func sessionID(t *testing.T, out string) string {
 			return fmt.Sprint(m["session_id"])
 		}
 	}
-	t.Fatalf("no init event in the output:\n%s", tail(out, 2000))
+	t.Fatalf("no init event in the output:\n%s", hostkit.Tail(out, 2000))
 	return ""
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
 }

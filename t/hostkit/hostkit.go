@@ -1,9 +1,10 @@
-// Package hostkit is what the real-client tests (t/codex, t/gemini) share:
-// finding the installed agent CLI (.cache/hosts, installed by
-// .ci/install-hosts.sh), building our binaries, and scripted model servers
-// on 127.0.0.1 that answer each model request with the next step of a
-// script and keep every request, so a test can check what reached the
-// model.
+// Package hostkit is what the real-client tests (t/codex, t/gemini,
+// t/opencode) share: finding the installed agent CLI (.cache/hosts,
+// installed by .ci/install-hosts.sh), building and running our binaries,
+// the earlier task and the hook install each session starts from, and
+// scripted model servers on 127.0.0.1 that answer each model request with
+// the next step of a script and keep every request, so a test can check
+// what reached the model.
 package hostkit
 
 import (
@@ -290,4 +291,81 @@ func OpenAI(t testing.TB, script []Reply) *Server {
 			fmt.Fprint(w, "data: [DONE]\n\n")
 		})
 	})
+}
+
+// Main is the TestMain of a real-client test package: it builds our
+// binaries (Build) into a new temporary directory named after pattern (as
+// os.MkdirTemp takes it), sets *bin to that directory, runs the tests,
+// removes the directory and exits with the tests' code (1 when the
+// directory or the build fails).
+func Main(m *testing.M, pattern string, bin *string) {
+	dir, err := os.MkdirTemp("", pattern)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*bin = dir
+	if err := Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// Run runs our binary name (from the directory bin) in dir with stdin
+// and env, and returns its stdout; a failure is fatal, with both outputs.
+func Run(t testing.TB, bin, dir, stdin string, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, name), args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %v: %v\n%s%s", name, args, err, out.String(), errb.String())
+	}
+	return out.String()
+}
+
+// EarlierTask creates the task "Earlier work on the parser" in proj with
+// task-create, as an earlier session would have: the session-start
+// summary names it, and its file is what the agent tries to overwrite. It
+// returns the task's id, its file and the file's content.
+func EarlierTask(t testing.TB, bin, proj string, env []string) (id, file string, before []byte) {
+	t.Helper()
+	created := Run(t, bin, proj, `{"subject":"Earlier work on the parser"}`, env, "task-create")
+	var ans struct {
+		Tasks []struct{ ID string } `json:"tasks"`
+	}
+	if err := json.Unmarshal([]byte(created), &ans); err != nil || len(ans.Tasks) != 1 {
+		t.Fatalf("task-create: %v %s", err, created)
+	}
+	id = ans.Tasks[0].ID
+	file = filepath.Join(proj, ".matrixx", "tasks", id+".json")
+	before, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, file, before
+}
+
+// Install runs matrixx-hook install --host host in proj and checks that it
+// says it installed into settings (the host's settings file).
+func Install(t testing.TB, bin, proj string, env []string, host, settings string) {
+	t.Helper()
+	out := Run(t, bin, proj, "", env, "matrixx-hook", "install", "--host", host)
+	if !strings.Contains(out, "installed in "+settings) {
+		t.Fatalf("install: %s", out)
+	}
+}
+
+// Tail is the last n bytes of s, marked with a leading "…" when cut.
+func Tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
 }

@@ -95,10 +95,10 @@ func TestOpenCodeCLI(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
 	reqs := srv.Requests()
-	t.Logf("opencode run: %v, %d model requests\nstdout:\n%s\nstderr:\n%s", err, len(reqs), tail(stdout.String(), 3000), tail(stderr.String(), 3000))
+	t.Logf("opencode run: %v, %d model requests\nstdout:\n%s\nstderr:\n%s", err, len(reqs), hostkit.Tail(stdout.String(), 3000), hostkit.Tail(stderr.String(), 3000))
 	if logs, _ := filepath.Glob(filepath.Join(home, ".local", "share", "opencode", "log", "*.log")); len(logs) > 0 && (err != nil || t.Failed()) {
 		b, _ := os.ReadFile(logs[len(logs)-1])
-		t.Logf("opencode log:\n%s", tail(string(b), 6000))
+		t.Logf("opencode log:\n%s", hostkit.Tail(string(b), 6000))
 	}
 	if len(reqs) < 5 {
 		t.Fatalf("%d model requests, want at least 5", len(reqs))
@@ -185,11 +185,4 @@ func wantTool(t *testing.T, req, s string) {
 		}
 	}
 	t.Errorf("no tool message in the request")
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
 }
