@@ -127,15 +127,10 @@ func (c *graphCmd) run(r *runner) error {
 		}
 		return r.passJSON(r.call(cli.TaskList, "--waves"))
 	}
-	p, err := r.project()
+	v, err := r.listing(false)
 	if err != nil {
 		return err
 	}
-	v, err := load(p.Store, false)
-	if err != nil {
-		return err
-	}
-	r.problems(v)
 	g := buildGraph(v, c.All)
 	switch c.Format {
 	case "mermaid":

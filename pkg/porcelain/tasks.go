@@ -269,15 +269,10 @@ func (c *readyCmd) run(r *runner) error {
 	if r.g.JSON {
 		return r.passJSON(r.call(cli.TaskList, "--ready"))
 	}
-	p, err := r.project()
+	v, err := r.listing(true)
 	if err != nil {
 		return err
 	}
-	v, err := load(p.Store, true)
-	if err != nil {
-		return err
-	}
-	r.problems(v)
 	var rows []*task.Task
 	waiting := 0
 	for _, t := range v.tasks {
@@ -847,15 +842,10 @@ func (c *treeCmd) run(r *runner) error {
 		}
 		return r.passJSON(r.call(cli.TaskList, args...))
 	}
-	p, err := r.project()
+	v, err := r.listing(false)
 	if err != nil {
 		return err
 	}
-	v, err := load(p.Store, false)
-	if err != nil {
-		return err
-	}
-	r.problems(v)
 	shown := func(t *task.Task) bool { return c.All || t.Status.Active() }
 	loops := parentLoops(v)
 	kids := map[string][]*task.Task{}

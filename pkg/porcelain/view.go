@@ -25,6 +25,22 @@ type view struct {
 	dir      string
 }
 
+// listing is what the view commands (ready, tree, graph) start with: the
+// project opened, every task loaded (file times too when mtimes), and the
+// files that are not tasks reported on stderr.
+func (r *runner) listing(mtimes bool) (*view, error) {
+	p, err := r.project()
+	if err != nil {
+		return nil, err
+	}
+	v, err := load(p.Store, mtimes)
+	if err != nil {
+		return nil, err
+	}
+	r.problems(v)
+	return v, nil
+}
+
 // load scans the store once; mtimes asks for the files' modification
 // times (an fstat of each file the scan opens anyway).
 func load(st *store.Store, mtimes bool) (*view, error) {
