@@ -116,7 +116,8 @@ func pseudoVersion(v string) bool {
 		len(stamp) == 14 && strings.Trim(stamp, "0123456789") == ""
 }
 
-// run parses args into cmd with kong and runs it, mapping every outcome to
+// run parses args into cmd (with kong, or quickParse for the simplest
+// command lines) and runs it, mapping every outcome to
 // an exit status (D2). It never panics and never calls os.Exit.
 func run(name, description string, cmd command, args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
 	a := &app{name: name, stdin: stdin, stdout: stdout, stderr: stderr, env: project.OS()}
@@ -134,25 +135,24 @@ func run(name, description string, cmd command, args []string, stdin io.Reader, 
 		}
 		status = a.fail(errcode.New(errcode.InternalError, "unexpected failure (a bug, please report): %v", r))
 	}()
-	parser, err := kong.New(cmd,
-		kong.Name(name),
-		kong.Description(description),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(code int) { panic(exitRequest(code)) }),
-		kong.Vars{"version": name + " " + Version()},
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true, WrapUpperBound: 100}),
-	)
-	if err != nil {
-		return a.fail(errcode.Wrap(errcode.InternalError, err, "building the command line"))
-	}
 	for i, arg := range args {
 		// kong would silently replace invalid bytes with U+FFFD.
 		if !utf8.ValidString(arg) {
 			return a.fail(errcode.New(errcode.InvalidArguments, "argument %d (%q) is not valid UTF-8", i+1, arg))
 		}
 	}
-	if _, err := parser.Parse(args); err != nil {
-		return a.fail(errcode.New(errcode.InvalidArguments, "%v (see %s --help)", err, name))
+	if q, ok := cmd.(quickParser); !ok || !q.quickParse(args) {
+		parser, err := NewParser(cmd, name, description, stdout, stderr,
+			kong.Exit(func(code int) { panic(exitRequest(code)) }),
+			kong.Vars{"version": name + " " + Version()},
+			kong.ConfigureHelp(kong.HelpOptions{Compact: true, WrapUpperBound: 100}),
+		)
+		if err != nil {
+			return a.fail(errcode.Wrap(errcode.InternalError, err, "building the command line"))
+		}
+		if _, err := parser.Parse(args); err != nil {
+			return a.fail(errcode.New(errcode.InvalidArguments, "%v (see %s --help)", err, name))
+		}
 	}
 	// --where is answered here, for every binary with the common flags,
 	// before the command runs: it prints what would be used and why, reads
@@ -167,6 +167,24 @@ func run(name, description string, cmd command, args []string, stdin io.Reader, 
 		return a.fail(err)
 	}
 	return a.exit
+}
+
+// NewParser is kong.New for a binary named name whose --help starts with
+// description (printed as written: no ${var} interpolation), writing to
+// stdout and stderr.
+//
+// The description is set on the built model rather than passed to kong.New:
+// kong runs its interpolation pattern over every help text while it builds
+// the model, on every start, and the descriptions are the longest texts
+// (a few KiB); only --help prints them. That is a third of kong's cost at
+// start-up, which every hook and task binary pays before each answer.
+func NewParser(grammar any, name, description string, stdout, stderr io.Writer, opts ...kong.Option) (*kong.Kong, error) {
+	parser, err := kong.New(grammar, append([]kong.Option{kong.Name(name), kong.Writers(stdout, stderr)}, opts...)...)
+	if err != nil {
+		return nil, err
+	}
+	parser.Model.Help = description
+	return parser, nil
 }
 
 // ErrorAnswer is the flat error envelope every binary prints on stdout when

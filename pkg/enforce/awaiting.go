@@ -3,6 +3,7 @@ package enforce
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -48,17 +49,26 @@ func AwaitsUser(msg string) bool {
 	return addressesUser(lastSentence(strings.TrimSuffix(s, "?")))
 }
 
+// The patterns are compiled on first use, not at start-up: every binary
+// that links this package (the hook before each tool call) would otherwise
+// pay for them before main.
 var (
-	fence      = regexp.MustCompile("(?ms)^[ \t]*(```|~~~).*?(^[ \t]*(```|~~~)[^\n]*$|\\z)")
-	inlineCode = regexp.MustCompile("`[^`\n]*`")
-	wordRe     = regexp.MustCompile(`[\pL']+`)
+	fence      = lazyRegexp("(?ms)^[ \t]*(```|~~~).*?(^[ \t]*(```|~~~)[^\n]*$|\\z)")
+	inlineCode = lazyRegexp("`[^`\n]*`")
+	wordRe     = lazyRegexp(`[\pL']+`)
 )
+
+// lazyRegexp returns a function that compiles expr on its first call and
+// returns the same *regexp.Regexp on every call.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // stripCode removes code and quotes from markdown text (rule 1).
 func stripCode(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.TrimRight(s, "\x00") // a cut string's sentinel
-	s = fence.ReplaceAllString(s, "\n")
+	s = fence().ReplaceAllString(s, "\n")
 	var keep []string
 	for _, line := range strings.Split(s, "\n") {
 		trimmed := strings.TrimLeft(line, " \t")
@@ -67,7 +77,7 @@ func stripCode(s string) string {
 		}
 		keep = append(keep, line)
 	}
-	return inlineCode.ReplaceAllString(strings.Join(keep, "\n"), "code")
+	return inlineCode().ReplaceAllString(strings.Join(keep, "\n"), "code")
 }
 
 // lastSentence is the text after the last sentence end (". ", "! ", "? ",
@@ -97,12 +107,12 @@ var (
 // addressesUser applies rule 3 to one sentence.
 func addressesUser(sentence string) bool {
 	low := strings.ToLower(strings.ReplaceAll(sentence, "’", "'"))
-	for _, w := range wordRe.FindAllString(low, -1) {
+	for _, w := range wordRe().FindAllString(low, -1) {
 		if addressWords[strings.Trim(w, "'")] || addressWords[w] {
 			return true
 		}
 	}
-	words := " " + strings.Join(wordRe.FindAllString(low, -1), " ") + " "
+	words := " " + strings.Join(wordRe().FindAllString(low, -1), " ") + " "
 	for _, p := range addressPhrases {
 		if strings.Contains(words, " "+p+" ") {
 			return true

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 )
@@ -35,7 +36,11 @@ type Progress struct {
 // itemRe matches a numbered checkbox item: optional indentation, 1–9
 // digits, "." or ")", whitespace, "[ ]", "[x]" or "[X]", then whitespace and
 // the text, or the end of the line.
-var itemRe = regexp.MustCompile(`^[ \t]*([0-9]{1,9})[.)][ \t]+\[([ xX])\](?:[ \t]+(.*))?$`)
+// It is compiled on first use, not at start-up: every binary that links
+// this package would otherwise pay for it before main.
+var itemRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[ \t]*([0-9]{1,9})[.)][ \t]+\[([ xX])\](?:[ \t]+(.*))?$`)
+})
 
 // Items returns the numbered checkbox items of lines, in order.
 func Items(lines []string) []Item {
@@ -55,7 +60,7 @@ func Items(lines []string) []Item {
 		if fence != "" {
 			continue
 		}
-		m := itemRe.FindStringSubmatchIndex(l)
+		m := itemRe().FindStringSubmatchIndex(l)
 		if m == nil {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -15,7 +16,7 @@ import (
 )
 
 // idRe finds task ids in the plumbing's messages.
-var idRe = regexp.MustCompile(`T-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*`)
+var idRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`T-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*`) })
 
 // barWidth is the length of a progress bar in cells.
 const barWidth = 20
@@ -264,7 +265,7 @@ func (c *syncCmd) run(r *runner) error {
 func handlesIn(s string, v *view) string {
 	var b strings.Builder
 	last := 0
-	for _, m := range idRe.FindAllStringIndex(s, -1) {
+	for _, m := range idRe().FindAllStringIndex(s, -1) {
 		if strings.HasPrefix(s[m[1]:], ".json") {
 			continue
 		}

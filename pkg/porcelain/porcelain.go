@@ -157,10 +157,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int)
 
 // newParser builds matrixx's kong parser (also used by completion).
 func newParser(m *model, stdout, stderr io.Writer) (*kong.Kong, error) {
-	return kong.New(m,
-		kong.Name(Name),
-		kong.Description(mainHelp),
-		kong.Writers(stdout, stderr),
+	return cli.NewParser(m, Name, mainHelp, stdout, stderr,
 		kong.Exit(func(code int) { panic(exitRequest(code)) }),
 		kong.Vars{"version": Name + " " + cli.Version()},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, WrapUpperBound: 100}),

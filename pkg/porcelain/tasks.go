@@ -685,7 +685,7 @@ func (r *runner) refused(p *cli.Project, err error) error {
 	if lerr != nil {
 		return err
 	}
-	id := idRe.FindString(e.Message) // the refused task comes first
+	id := idRe().FindString(e.Message) // the refused task comes first
 	h := v.h(id)
 	msg := handlesIn(e.Message, v)
 	switch e.Code {
