@@ -87,7 +87,9 @@ func (r *Runner) preToolUse(ev *Event, sc *scan) any {
 		r.log.Printf(NameGuard, "deny (rule truncated): values left out and a guarded path in the raw event")
 		return deny(reason)
 	}
-	r.log.Printf(NameGuard, "allow: %s", describe(req, d))
+	if r.log.Enabled() { // describe formats every path: only when it is logged
+		r.log.Printf(NameGuard, "allow: %s", describe(req, d))
+	}
 	if !cut {
 		if a := r.geminiStamp(ev); a != nil {
 			return a
