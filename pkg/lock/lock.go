@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/uuid"
 	"golang.org/x/sys/unix"
 
@@ -118,6 +119,7 @@ type Lock struct {
 	fd       int
 	kernel   bool
 	host     string // hostname, looked up once
+	mine     []byte // the .lock content we put in place last
 	unlinked bool
 	closed   bool
 	Stats    Stats
@@ -220,12 +222,36 @@ func Acquire(dir string, opt Options) (*Lock, error) {
 	}
 }
 
-// content is our .lock record as of now.
+// content is our .lock record as of now, as json.Marshal(record) writes
+// it (written out by hand: every write makes one, and the reflective
+// encoder's set-up cost more than the work). It is remembered as mine once
+// it is in place (create, Refresh, an eviction that swapped it in).
 func (l *Lock) content(now time.Time) ([]byte, error) {
 	if l.host == "" {
 		l.host = hostname()
 	}
-	return json.Marshal(record{ID: l.id, Timestamp: float64(now.UnixMilli()), PID: os.Getpid(), Host: l.host, Flock: l.kernel})
+	b := make([]byte, 0, 128)
+	b = append(b, `{"id":`...)
+	b, err := jsontext.AppendQuote(b, l.id)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `,"timestamp":`...)
+	b = strconv.AppendInt(b, now.UnixMilli(), 10)
+	if pid := os.Getpid(); pid != 0 {
+		b = append(b, `,"pid":`...)
+		b = strconv.AppendInt(b, int64(pid), 10)
+	}
+	if l.host != "" {
+		b = append(b, `,"host":`...)
+		if b, err = jsontext.AppendQuote(b, l.host); err != nil {
+			return nil, err
+		}
+	}
+	if l.kernel {
+		b = append(b, `,"flock":true`...)
+	}
+	return append(b, '}'), nil
 }
 
 func hostname() string {
@@ -245,6 +271,9 @@ func (l *Lock) create(path string, now time.Time) error {
 		return err
 	}
 	if err, ok := l.createUnnamed(path, data); ok {
+		if err == nil {
+			l.mine = data
+		}
 		return err
 	}
 	tmp := filepath.Join(l.dir, ".lock.tmp-"+l.id)
@@ -254,6 +283,9 @@ func (l *Lock) create(path string, now time.Time) error {
 	}
 	defer unix.Unlink(tmp)
 	err = os.Link(tmp, path)
+	if err == nil {
+		l.mine = data
+	}
 	if err == nil || errors.Is(err, os.ErrExist) {
 		return err
 	}
@@ -263,6 +295,7 @@ func (l *Lock) create(path string, now time.Time) error {
 		}
 		return err
 	}
+	l.mine = data
 	return nil
 }
 
@@ -358,6 +391,7 @@ func (l *Lock) tryEvict(path string, opt Options) (evictOutcome, string) {
 	case err == nil:
 		got, _, rerr := readLock(tmp)
 		if rerr == nil && bytes.Equal(got, data) {
+			l.mine = mine
 			return held, holder
 		}
 		// We swapped out a lock that is not the one judged stale: put it back.
@@ -621,12 +655,17 @@ func (l *Lock) Refresh(now time.Time) error {
 	case err == nil:
 		old, _, rerr := readLock(tmp)
 		if rec, ok := parse(old); rerr == nil && ok && rec.ID == l.id {
+			l.mine = data
 			return nil
 		}
 		_ = exchange(tmp, path) // not ours: put the successor's lock back
 		return errcode.New(errcode.TaskLockUnavailable, "lost the lock on %s (it was evicted as stale); nothing more is written, retry", l.dir)
 	case errors.Is(err, errNoExchange):
-		return os.Rename(tmp, path)
+		if err := os.Rename(tmp, path); err != nil {
+			return err
+		}
+		l.mine = data
+		return nil
 	default:
 		return err
 	}
@@ -656,6 +695,9 @@ func (l *Lock) ours() bool {
 		data, _, err := readLock(path)
 		if err != nil {
 			continue
+		}
+		if bytes.Equal(data, l.mine) {
+			return true // what we wrote (the usual case: no decoding)
 		}
 		if rec, ok := parse(data); ok && rec.ID == l.id {
 			return true

@@ -1,12 +1,15 @@
 package store
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"golang.org/x/sys/unix"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
@@ -134,11 +137,11 @@ func (f *indexHandle) load(dirMtimeNs int64) *recentIndex {
 		}
 		data = data[:len(data)+n]
 	}
-	var idx recentIndex
-	if json.Unmarshal(data, &idx) != nil || idx.Version != indexVer || idx.DirMtimeNs != dirMtimeNs {
+	idx, err := decodeIndex(data)
+	if err != nil || idx.Version != indexVer || idx.DirMtimeNs != dirMtimeNs {
 		return nil
 	}
-	return &idx
+	return idx
 }
 
 // rewrite replaces the file's content in place: the new content, then
@@ -206,13 +209,14 @@ func (idx *recentIndex) remove(id string) {
 	}
 }
 
-// save prunes expired entries and writes the index stamped with
-// dirMtimeNs, the directory's current mtime: call it after .lock is
-// unlinked and while the kernel lock is still held. f is the index file
+// save prunes expired entries and writes the index stamped with the
+// directory's current mtime (fstat of dirfd, the lock's descriptor, after
+// .index is made if it must be): call it after .lock is unlinked and while
+// the kernel lock is still held. f is the index file
 // opened for the transaction: rewritten in place when usable, else the
 // index is written anew (the .index directory checked for links, a temp
 // file renamed over whatever was there).
-func (idx *recentIndex) save(dir string, f *indexHandle, dirMtimeNs int64, now time.Time) error {
+func (idx *recentIndex) save(dir string, f *indexHandle, dirfd int, now time.Time) error {
 	kept := idx.Entries[:0]
 	for _, e := range idx.Entries {
 		if now.Sub(time.Unix(0, e.MtimeNs)) <= DedupWindow {
@@ -220,20 +224,162 @@ func (idx *recentIndex) save(dir string, f *indexHandle, dirMtimeNs int64, now t
 		}
 	}
 	idx.Entries = kept
-	idx.DirMtimeNs = dirMtimeNs
 	if idx.Entries == nil {
 		idx.Entries = []recentEntry{}
 	}
-	data, err := json.Marshal(idx)
+	sub := filepath.Join(dir, indexDir)
+	if f.fd < 0 {
+		// Making .index changes the directory's mtime: stamp it after.
+		if err := safefile.MkdirNoLinks(dir, sub); err != nil {
+			return err // a link or a file named .index: the index is not kept
+		}
+	}
+	idx.DirMtimeNs = fdMtime(dirfd)
+	data, err := encodeIndex(idx)
 	if err != nil {
 		return err
 	}
 	if f.fd >= 0 {
 		return f.rewrite(data)
 	}
-	sub := filepath.Join(dir, indexDir)
-	if err := safefile.MkdirNoLinks(dir, sub); err != nil {
-		return err // a link or a file named .index: the index is not kept
-	}
 	return durable.WriteFile(filepath.Join(sub, indexFile), data, durable.Options{NoSync: true})
+}
+
+// encodeIndex is json.Marshal(idx) written out by hand: the index is read
+// and written by every task-create and task-update, and the reflective
+// encoder's per-process set-up of the two types cost more than the work.
+func encodeIndex(idx *recentIndex) ([]byte, error) {
+	b := make([]byte, 0, 64+len(idx.Entries)*160)
+	b = append(b, `{"v":`...)
+	b = strconv.AppendInt(b, int64(idx.Version), 10)
+	b = append(b, `,"dirMtimeNs":`...)
+	b = strconv.AppendInt(b, idx.DirMtimeNs, 10)
+	b = append(b, `,"entries":[`...)
+	var err error
+	for i, e := range idx.Entries {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		if b, err = jsontext.AppendQuote(b, e.ID); err != nil {
+			return nil, err
+		}
+		b = append(b, `,"subject":`...)
+		if b, err = jsontext.AppendQuote(b, e.Subject); err != nil {
+			return nil, err
+		}
+		if e.Plan != "" {
+			b = append(b, `,"plan":`...)
+			if b, err = jsontext.AppendQuote(b, e.Plan); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, `,"mtimeNs":`...)
+		b = strconv.AppendInt(b, e.MtimeNs, 10)
+		b = append(b, '}')
+	}
+	return append(b, "]}"...), nil
+}
+
+// decodeIndex is json.Unmarshal into a recentIndex, by tokens (see
+// encodeIndex): unknown members are skipped, anything else unexpected
+// is an error (the index is then rebuilt).
+func decodeIndex(data []byte) (*recentIndex, error) {
+	d := jsontext.NewDecoder(bytes.NewReader(data))
+	idx := &recentIndex{}
+	err := decodeObject(d, func(name string) error {
+		var err error
+		switch name {
+		case "v":
+			var v int64
+			v, err = readInt(d)
+			idx.Version = int(v)
+		case "dirMtimeNs":
+			idx.DirMtimeNs, err = readInt(d)
+		case "entries":
+			err = decodeEntries(d, idx)
+		default:
+			err = d.SkipValue()
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := d.ReadToken(); err != io.EOF {
+		return nil, errors.New("the dedup index has data after its object")
+	}
+	return idx, nil
+}
+
+func decodeEntries(d *jsontext.Decoder, idx *recentIndex) error {
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '[' {
+		return errors.New("the dedup index's entries are not an array")
+	}
+	for d.PeekKind() != ']' {
+		var e recentEntry
+		err := decodeObject(d, func(name string) error {
+			var err error
+			switch name {
+			case "id":
+				e.ID, err = readString(d)
+			case "subject":
+				e.Subject, err = readString(d)
+			case "plan":
+				e.Plan, err = readString(d)
+			case "mtimeNs":
+				e.MtimeNs, err = readInt(d)
+			default:
+				err = d.SkipValue()
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		idx.Entries = append(idx.Entries, e)
+	}
+	_, err := d.ReadToken()
+	return err
+}
+
+// decodeObject reads one object, calling member for each name with the
+// decoder at its value.
+func decodeObject(d *jsontext.Decoder, member func(name string) error) error {
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
+		return errors.New("the dedup index holds something that is not an object")
+	}
+	for d.PeekKind() != '}' {
+		tok, err := d.ReadToken()
+		if err != nil {
+			return err
+		}
+		if err := member(tok.String()); err != nil {
+			return err
+		}
+	}
+	_, err := d.ReadToken()
+	return err
+}
+
+func readString(d *jsontext.Decoder) (string, error) {
+	tok, err := d.ReadToken()
+	if err != nil {
+		return "", err
+	}
+	if tok.Kind() != '"' {
+		return "", errors.New("the dedup index holds a non-string where a string belongs")
+	}
+	return tok.String(), nil
+}
+
+func readInt(d *jsontext.Decoder) (int64, error) {
+	tok, err := d.ReadToken()
+	if err != nil {
+		return 0, err
+	}
+	if tok.Kind() != '0' {
+		return 0, errors.New("the dedup index holds a non-number where a number belongs")
+	}
+	return tok.Int()
 }

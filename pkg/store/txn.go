@@ -89,7 +89,7 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 	}
 	uerr := l.Unlink()
 	if tx.recent != nil && tx.recent.changed && uerr == nil && tx.lost == nil {
-		_ = tx.recent.save(s.Dir, index, fdMtime(l.FD()), s.now())
+		_ = tx.recent.save(s.Dir, index, l.FD(), s.now())
 	}
 	l.Release()
 	if ferr != nil {
