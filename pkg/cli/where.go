@@ -188,8 +188,14 @@ type storeState struct {
 }
 
 func newStoreState(kind, root, dir string) storeState {
-	_, err := os.Stat(dir)
-	return storeState{kind: kind, dir: dir, existed: err == nil, marker: project.Marker(root) != "", root: root}
+	s := storeState{kind: kind, dir: dir, marker: project.Marker(root) != "", root: root}
+	if !s.marker {
+		// Only a store created where there is no marker is announced
+		// (noteNewStore): under one, whether it existed is not needed.
+		_, err := os.Stat(dir)
+		s.existed = err == nil
+	}
+	return s
 }
 
 // noteNewStore prints, after a write, where it created a new store when

@@ -10,11 +10,16 @@ package durable
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TempInfix marks temp files: ".<base>.tmp-<random>".
@@ -44,10 +49,20 @@ type Options struct {
 	// the temp file before it is synced and renamed): bookkeeping writes
 	// such as lease renewals keep the record's old mtime (docs/claims.md).
 	ModTime time.Time
+	// Written, when set, is given the temp file's stat (fstat after its
+	// content, mode and mtime are final; a rename keeps its inode, size,
+	// mode and mtime) before BeforeRename runs: the integrity ledger
+	// records it with the write's intent, so no stat is needed after the
+	// rename.
+	Written func(st *unix.Stat_t)
 }
 
 // WriteFile replaces path with data. On any error the target is unchanged
 // and the temp file is removed.
+//
+// It works on raw descriptors (no os.File): a task write is a handful of
+// system calls (open, write, fstat, fsync, close, rename) and an os.File
+// would add its poller registration and fcntl calls to each.
 func WriteFile(path string, data []byte, opt Options) (err error) {
 	perm := opt.Perm
 	if perm == 0 {
@@ -57,38 +72,51 @@ func WriteFile(path string, data []byte, opt Options) (err error) {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+TempInfix+"*")
+	fd, tmp, err := createTemp(dir, "."+base+TempInfix, uint32(perm.Perm()))
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
+	closed := false
 	defer func() {
+		if !closed {
+			unix.Close(fd)
+		}
 		if err != nil {
-			_ = os.Remove(tmp)
+			_ = unix.Unlink(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
+	if err = writeAll(fd, data); err != nil {
+		return fmt.Errorf("writing %s: %w", path, &os.PathError{Op: "write", Path: tmp, Err: err})
 	}
-	if err = f.Chmod(perm); err != nil {
-		f.Close()
+	var st unix.Stat_t
+	if err = fstat(fd, tmp, &st); err != nil {
 		return err
 	}
-	if !opt.ModTime.IsZero() {
-		if err = os.Chtimes(tmp, opt.ModTime, opt.ModTime); err != nil {
-			f.Close()
-			return err
+	// The file is created with perm; the umask may have taken bits away.
+	if uint32(st.Mode)&0o7777 != uint32(perm.Perm()) {
+		if err = unix.Fchmod(fd, uint32(perm.Perm())); err != nil {
+			return &os.PathError{Op: "chmod", Path: tmp, Err: err}
 		}
+		st.Mode = st.Mode&^0o7777 | uint32ToMode(uint32(perm.Perm()))
+	}
+	if !opt.ModTime.IsZero() {
+		ts := unix.NsecToTimespec(opt.ModTime.UnixNano())
+		if err = unix.UtimesNanoAt(unix.AT_FDCWD, tmp, []unix.Timespec{ts, ts}, 0); err != nil {
+			return &os.PathError{Op: "chtimes", Path: tmp, Err: err}
+		}
+		st.Mtim = ts
 	}
 	if !opt.NoSync {
-		if err = f.Sync(); err != nil {
-			f.Close()
-			return fmt.Errorf("syncing %s: %w", path, err)
+		if err = unix.Fsync(fd); err != nil {
+			return fmt.Errorf("syncing %s: %w", path, &os.PathError{Op: "sync", Path: tmp, Err: err})
 		}
 	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("closing %s: %w", path, err)
+	closed = true
+	if err = unix.Close(fd); err != nil {
+		return fmt.Errorf("closing %s: %w", path, &os.PathError{Op: "close", Path: tmp, Err: err})
+	}
+	if opt.Written != nil {
+		opt.Written(&st)
 	}
 	if opt.BeforeRename != nil {
 		if err = opt.BeforeRename(); err != nil {
@@ -97,8 +125,8 @@ func WriteFile(path string, data []byte, opt Options) (err error) {
 	}
 	if opt.Expect != nil {
 		err = replaceIf(tmp, path, data, opt.Expect)
-	} else {
-		err = os.Rename(tmp, path)
+	} else if err = unix.Rename(tmp, path); err != nil {
+		err = &os.LinkError{Op: "rename", Old: tmp, New: path, Err: err}
 	}
 	if err != nil {
 		return err
@@ -111,17 +139,107 @@ func WriteFile(path string, data []byte, opt Options) (err error) {
 	return nil
 }
 
-// SyncDir fsyncs a directory so renames and unlinks in it are durable.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
+// createTemp creates a new file prefix<random> in dir with mode perm
+// (O_EXCL: never an existing file), as os.CreateTemp does.
+func createTemp(dir, prefix string, perm uint32) (int, string, error) {
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		fd, err := unix.Open(name, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, perm)
+		if err == nil {
+			return fd, name, nil
+		}
+		if errors.Is(err, unix.EEXIST) && try < 10000 {
+			continue
+		}
+		if errors.Is(err, unix.ENOENT) {
+			return -1, "", &os.PathError{Op: "createtemp", Path: filepath.Join(dir, prefix+"*"), Err: os.ErrNotExist}
+		}
+		return -1, "", &os.PathError{Op: "createtemp", Path: filepath.Join(dir, prefix+"*"), Err: err}
 	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
+}
+
+func writeAll(fd int, data []byte) error {
+	for len(data) > 0 {
+		n, err := unix.Write(fd, data)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return io.ErrShortWrite
+		}
+		data = data[n:]
 	}
 	return nil
+}
+
+func fstat(fd int, name string, st *unix.Stat_t) error {
+	if err := unix.Fstat(fd, st); err != nil {
+		return &os.PathError{Op: "fstat", Path: name, Err: err}
+	}
+	return nil
+}
+
+// SyncDir fsyncs a directory so renames and unlinks in it are durable.
+func SyncDir(dir string) error {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: dir, Err: err}
+	}
+	defer unix.Close(fd)
+	return SyncFD(fd, dir)
+}
+
+// SyncFD fsyncs an open directory (a lock's descriptor, lock.Lock.FD):
+// SyncDir without opening it again. A filesystem that cannot sync a
+// directory (EINVAL) is no error.
+func SyncFD(fd int, dir string) error {
+	for {
+		err := unix.Fsync(fd)
+		switch {
+		case err == nil, errors.Is(err, unix.EINVAL):
+			return nil
+		case errors.Is(err, unix.EINTR):
+			continue
+		}
+		return &os.PathError{Op: "sync", Path: dir, Err: err}
+	}
+}
+
+// ReadFile reads a regular file whole through raw descriptors (one fstat
+// sizes the buffer), as os.ReadFile does without its poller set-up.
+func ReadFile(path string) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil, &os.PathError{Op: "open", Path: path, Err: os.ErrNotExist}
+		}
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := fstat(fd, path, &st); err != nil {
+		return nil, err
+	}
+	buf := make([]byte, 0, max(st.Size, 0)+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+	}
 }
 
 // IsTemp reports whether name (a base name) is a temp file of WriteFile or of

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ErrChanged is returned by WriteFile with Options.Expect when the target
@@ -57,20 +59,20 @@ func replaceIf(tmp, path string, data []byte, e *Expect) error {
 	case errors.Is(err, os.ErrNotExist):
 		return ErrChanged // removed behind us: a write would resurrect it
 	case errors.Is(err, errUnsupported):
-		if old, rerr := os.ReadFile(path); rerr != nil || !bytes.Equal(old, e.Data) {
+		if old, rerr := ReadFile(path); rerr != nil || !bytes.Equal(old, e.Data) {
 			return ErrChanged
 		}
 		return os.Rename(tmp, path)
 	default:
 		return err
 	}
-	old, err := os.ReadFile(tmp)
+	old, err := ReadFile(tmp)
 	if err == nil && bytes.Equal(old, e.Data) {
-		return os.Remove(tmp)
+		return unlink(tmp)
 	}
 	// Late: put the other writer's file back.
 	if err := exchange(tmp, path); err == nil {
-		if back, rerr := os.ReadFile(tmp); rerr == nil && !bytes.Equal(back, data) {
+		if back, rerr := ReadFile(tmp); rerr == nil && !bytes.Equal(back, data) {
 			// A third write replaced ours in between; it is the newest:
 			// put it in place.
 			_ = exchange(tmp, path)
@@ -106,4 +108,11 @@ func RemoveIf(path string, still func(data []byte) bool) error {
 		}
 	}
 	return ErrChanged
+}
+
+func unlink(path string) error {
+	if err := unix.Unlink(path); err != nil {
+		return &os.PathError{Op: "remove", Path: path, Err: err}
+	}
+	return nil
 }

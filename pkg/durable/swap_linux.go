@@ -34,3 +34,5 @@ func mapErr(err error) error {
 	}
 	return err
 }
+
+func uint32ToMode(m uint32) uint32 { return m }

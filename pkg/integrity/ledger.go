@@ -39,6 +39,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 )
 
@@ -268,19 +270,39 @@ func deleteLine(name string) string { return "D " + strconv.Quote(name) + "\n" }
 // a lost line only makes the next check hash the file (or see a change it
 // then confirms under the lock).
 func appendLines(dir string, lines string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
+	path := filepath.Join(dir, journalFile)
+	for try := 0; ; try++ {
+		fd, err := unix.Open(path, unix.O_WRONLY|unix.O_APPEND|unix.O_CREAT|unix.O_CLOEXEC, 0o600)
+		if errors.Is(err, unix.ENOENT) && try == 0 {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return &os.PathError{Op: "open", Path: path, Err: err}
+		}
+		werr := writeAll(fd, []byte(lines))
+		cerr := unix.Close(fd)
+		if werr != nil {
+			return &os.PathError{Op: "write", Path: path, Err: werr}
+		}
+		return cerr
 	}
-	f, err := os.OpenFile(filepath.Join(dir, journalFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
+}
+
+func writeAll(fd int, data []byte) error {
+	for len(data) > 0 {
+		n, err := unix.Write(fd, data)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		data = data[n:]
 	}
-	_, werr := f.WriteString(lines)
-	cerr := f.Close()
-	if werr != nil {
-		return werr
-	}
-	return cerr
+	return nil
 }
 
 // blobPath is where content sum is kept.
@@ -288,16 +310,43 @@ func blobPath(dir string, sum Sum) string {
 	return filepath.Join(dir, blobDir, sum.String())
 }
 
-// saveBlob keeps data as the content of sum (temp file and rename, not
-// synced: a blob lost in a crash is reported as unrecoverable only if the
-// file is then also changed behind the toolkit's back).
+// saveBlob keeps data as the content of sum, not synced: a blob lost in a
+// crash is reported as unrecoverable only if the file is then also changed
+// behind the toolkit's back. A new blob is created under its final name
+// (O_EXCL, one open, write and close: every write of ours adds one); a
+// blob torn by a crash has the wrong size or hash, so the next write of
+// that content replaces it (temp file and rename) and readBlob refuses it.
+// Writers and restores hold the area's lock, so nothing reads a blob while
+// it is being written.
 func saveBlob(dir string, sum Sum, data []byte) error {
 	p := blobPath(dir, sum)
+	for try := 0; ; try++ {
+		fd, err := unix.Open(p, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if err == nil {
+			werr := writeAll(fd, data)
+			cerr := unix.Close(fd)
+			if werr == nil && cerr == nil {
+				return nil
+			}
+			_ = unix.Unlink(p)
+			if werr != nil {
+				return &os.PathError{Op: "write", Path: p, Err: werr}
+			}
+			return &os.PathError{Op: "close", Path: p, Err: cerr}
+		}
+		if errors.Is(err, unix.ENOENT) && try == 0 {
+			if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+				return err
+			}
+			continue
+		}
+		if !errors.Is(err, unix.EEXIST) {
+			return &os.PathError{Op: "open", Path: p, Err: err}
+		}
+		break
+	}
 	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
 		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return err
 	}
 	return durable.WriteFile(p, data, durable.Options{NoSync: true, Perm: 0o600})
 }

@@ -36,6 +36,14 @@ func (r *Recorder) name(path string) string {
 // from the ledger). undo, for a rename that then failed, records the file
 // as it really is.
 func (r *Recorder) Intent(path string, data []byte, perm os.FileMode) (undo func(), err error) {
+	return r.intent(path, data, Stat{Size: int64(len(data)), Mode: unix.S_IFREG | uint32(perm.Perm())})
+}
+
+// intent is Intent with the stat tuple the file will have: a P line with
+// the temp file's mtime and inode, which its rename keeps, so that no S
+// line is needed after the rename (the tuple is not settled either way:
+// the next check hashes the file once and settles it).
+func (r *Recorder) intent(path string, data []byte, st Stat) (undo func(), err error) {
 	if r == nil {
 		return func() {}, nil
 	}
@@ -43,7 +51,7 @@ func (r *Recorder) Intent(path string, data []byte, perm os.FileMode) (undo func
 	if err := saveBlob(r.Ledger, sum, data); err != nil {
 		return nil, err
 	}
-	e := &Entry{Sum: sum, Stat: Stat{Size: int64(len(data)), Mode: unix.S_IFREG | uint32(perm.Perm())}}
+	e := &Entry{Sum: sum, Stat: st}
 	if err := appendLines(r.Ledger, putLine(r.name(path), e)); err != nil {
 		return nil, err
 	}
@@ -102,17 +110,23 @@ func (r *Recorder) Observe(path string) {
 }
 
 // WriteFile is durable.WriteFile recorded in r: opt.BeforeRename (the
-// writer's lock check) runs first, then the intent is recorded; after the
-// rename the stat tuple is. A nil r writes without recording.
+// writer's lock check) runs first, then the intent is recorded, with the
+// stat tuple of the temp file (its inode, mode and mtime survive the
+// rename; its ctime does not, and the entry is not settled), so one
+// journal line records the write. A nil r writes without recording.
 func (r *Recorder) WriteFile(path string, data []byte, opt durable.Options) error {
 	if r == nil {
 		return durable.WriteFile(path, data, opt)
 	}
-	perm := opt.Perm
-	if perm == 0 {
-		perm = 0o644
-	}
 	check := opt.BeforeRename
+	written := opt.Written
+	var st Stat
+	opt.Written = func(ust *unix.Stat_t) {
+		st = statOf(ust)
+		if written != nil {
+			written(ust)
+		}
+	}
 	var undo func()
 	opt.BeforeRename = func() error {
 		if check != nil {
@@ -120,7 +134,7 @@ func (r *Recorder) WriteFile(path string, data []byte, opt durable.Options) erro
 				return err
 			}
 		}
-		u, err := r.Intent(path, data, perm)
+		u, err := r.intent(path, data, st)
 		if err != nil {
 			return fmt.Errorf("recording the write in the integrity ledger %s (make it writable, set XDG_STATE_HOME, or list task-integrity-check in disabled_hooks): %w", r.Ledger, err)
 		}
@@ -128,11 +142,8 @@ func (r *Recorder) WriteFile(path string, data []byte, opt durable.Options) erro
 		return nil
 	}
 	err := durable.WriteFile(path, data, opt)
-	switch {
-	case err != nil && undo != nil:
+	if err != nil && undo != nil {
 		undo()
-	case err == nil:
-		r.Done(path, data)
 	}
 	return err
 }

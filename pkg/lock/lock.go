@@ -23,7 +23,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -32,7 +31,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
-	"github.com/gofrs/flock"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/uuid"
 	"golang.org/x/sys/unix"
 
@@ -63,9 +62,10 @@ type Options struct {
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
 	// BeforeCreate, when set, runs right before each attempt to create
-	// .lock (with the kernel lock already held). The store uses it to read
-	// the directory's mtime for its dedup index.
-	BeforeCreate func()
+	// .lock (with the kernel lock already held), given the descriptor of
+	// the locked directory. The store uses it to read the directory's
+	// mtime (fstat) for its dedup index.
+	BeforeCreate func(dirfd int)
 }
 
 // Stats describe one acquisition, for traces and benchmarks. As JSON:
@@ -111,9 +111,15 @@ type record struct {
 
 // Lock is a held lock on one directory.
 type Lock struct {
-	dir      string
-	id       string
-	fl       *flock.Flock
+	dir string
+	id  string
+	// fd is the locked directory, open for the lock's whole life: the
+	// kernel lock is held on it (when kernel), and the store fstats and
+	// fsyncs it instead of opening the directory again (FD).
+	fd       int
+	kernel   bool
+	host     string // hostname, looked up once
+	mine     []byte // the .lock content we put in place last
 	unlinked bool
 	closed   bool
 	Stats    Stats
@@ -134,22 +140,27 @@ func Acquire(dir string, opt Options) (*Lock, error) {
 	}
 	start := time.Now()
 	deadline := start.Add(opt.Timeout)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	fd, err := openDir(dir)
+	if err != nil {
 		return nil, errcode.Wrap(errcode.InternalError, err, "creating %s", dir)
 	}
-	l := &Lock{dir: dir, id: uuid.NewString()}
+	l := &Lock{dir: dir, id: uuid.NewString(), fd: fd}
 	if !opt.NoKernel {
-		fl, err := kernelLock(dir, deadline)
+		abandoned, err := kernelLock(fd, deadline)
 		switch {
 		case errors.Is(err, errTimeout):
+			if !abandoned {
+				unix.Close(fd)
+			}
 			return nil, errcode.New(errcode.TaskLockUnavailable,
 				"another process of ours held the lock on %s for the whole %v budget; retry later or raise --lock-timeout", dir, opt.Timeout)
 		case errors.Is(err, errUnsupported):
 			// plain .lock protocol only
 		case err != nil:
+			unix.Close(fd)
 			return nil, errcode.Wrap(errcode.InternalError, err, "locking %s", dir)
 		default:
-			l.fl = fl
+			l.kernel = true
 			l.Stats.Kernel = true
 		}
 	}
@@ -159,7 +170,7 @@ func Acquire(dir string, opt Options) (*Lock, error) {
 	for {
 		l.Stats.Attempts++
 		if opt.BeforeCreate != nil {
-			opt.BeforeCreate()
+			opt.BeforeCreate(l.fd)
 		}
 		err := l.create(path, opt.Now())
 		if err == nil {
@@ -211,9 +222,36 @@ func Acquire(dir string, opt Options) (*Lock, error) {
 	}
 }
 
-// content is our .lock record as of now.
+// content is our .lock record as of now, as json.Marshal(record) writes
+// it (written out by hand: every write makes one, and the reflective
+// encoder's set-up cost more than the work). It is remembered as mine once
+// it is in place (create, Refresh, an eviction that swapped it in).
 func (l *Lock) content(now time.Time) ([]byte, error) {
-	return json.Marshal(record{ID: l.id, Timestamp: float64(now.UnixMilli()), PID: os.Getpid(), Host: hostname(), Flock: l.fl != nil})
+	if l.host == "" {
+		l.host = hostname()
+	}
+	b := make([]byte, 0, 128)
+	b = append(b, `{"id":`...)
+	b, err := jsontext.AppendQuote(b, l.id)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `,"timestamp":`...)
+	b = strconv.AppendInt(b, now.UnixMilli(), 10)
+	if pid := os.Getpid(); pid != 0 {
+		b = append(b, `,"pid":`...)
+		b = strconv.AppendInt(b, int64(pid), 10)
+	}
+	if l.host != "" {
+		b = append(b, `,"host":`...)
+		if b, err = jsontext.AppendQuote(b, l.host); err != nil {
+			return nil, err
+		}
+	}
+	if l.kernel {
+		b = append(b, `,"flock":true`...)
+	}
+	return append(b, '}'), nil
 }
 
 func hostname() string {
@@ -221,34 +259,75 @@ func hostname() string {
 	return h
 }
 
-// create makes .lock with its full content in one step: the content goes to
-// a temp file that is hard-linked to .lock (link fails if .lock exists). On
+// create makes .lock with its full content in one step, so a crash never
+// leaves an empty or partial .lock: the content goes to an unnamed file
+// (O_TMPFILE) that is then linked as .lock (linkat fails if .lock
+// exists). Where unnamed files or /proc are unavailable the content goes
+// to a named temp file that is hard-linked to .lock and removed; on
 // filesystems without hard links it falls back to O_CREAT|O_EXCL.
 func (l *Lock) create(path string, now time.Time) error {
 	data, err := l.content(now)
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(l.dir, ".lock.tmp-"+l.id)
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		os.Remove(tmp) // a full disk leaves an empty file
+	if err, ok := l.createUnnamed(path, data); ok {
+		if err == nil {
+			l.mine = data
+		}
 		return err
 	}
-	defer os.Remove(tmp)
+	tmp := filepath.Join(l.dir, ".lock.tmp-"+l.id)
+	if err := writeNew(tmp, data, unix.O_TRUNC); err != nil {
+		unix.Unlink(tmp) // a full disk leaves an empty file
+		return err
+	}
+	defer unix.Unlink(tmp)
 	err = os.Link(tmp, path)
+	if err == nil {
+		l.mine = data
+	}
 	if err == nil || errors.Is(err, os.ErrExist) {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err := writeNew(path, data, unix.O_EXCL); err != nil {
+		if !errors.Is(err, os.ErrExist) {
+			unix.Unlink(path)
+		}
+		return err
+	}
+	l.mine = data
+	return nil
+}
+
+// writeNew creates path (mode 0644, O_CREAT plus flag) holding data.
+func writeNew(path string, data []byte, flag int) error {
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_CLOEXEC|flag, 0o644)
 	if err != nil {
-		return err
+		if errors.Is(err, unix.EEXIST) {
+			return &os.PathError{Op: "open", Path: path, Err: os.ErrExist}
+		}
+		return &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
+	werr := writeAll(fd, data)
+	cerr := unix.Close(fd)
+	if werr != nil {
+		return &os.PathError{Op: "write", Path: path, Err: werr}
 	}
-	return f.Close()
+	return cerr
+}
+
+func writeAll(fd int, data []byte) error {
+	for len(data) > 0 {
+		n, err := unix.Write(fd, data)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		data = data[n:]
+	}
+	return nil
 }
 
 // evictOutcome says what tryEvict did.
@@ -300,7 +379,7 @@ func (l *Lock) tryEvict(path string, opt Options) (evictOutcome, string) {
 		return wait, holder
 	}
 	tmp := filepath.Join(l.dir, claimPrefix+l.id)
-	if err := os.WriteFile(tmp, mine, 0o644); err != nil {
+	if err := writeNew(tmp, mine, unix.O_TRUNC); err != nil {
 		os.Remove(tmp)
 		return wait, holder
 	}
@@ -312,6 +391,7 @@ func (l *Lock) tryEvict(path string, opt Options) (evictOutcome, string) {
 	case err == nil:
 		got, _, rerr := readLock(tmp)
 		if rerr == nil && bytes.Equal(got, data) {
+			l.mine = mine
 			return held, holder
 		}
 		// We swapped out a lock that is not the one judged stale: put it back.
@@ -343,7 +423,7 @@ func (l *Lock) tryEvict(path string, opt Options) (evictOutcome, string) {
 
 // isStale applies the staleness rules of D5.
 func (l *Lock) isStale(rec record, parsed bool, now, mtime time.Time, stale time.Duration) bool {
-	if l.fl != nil && parsed && rec.Flock && rec.Host == hostname() && !alive(rec.PID) {
+	if l.kernel && parsed && rec.Flock && rec.Host == hostname() && !alive(rec.PID) {
 		// Written by one of ours while holding the kernel lock, which we
 		// hold now: its writer is dead.
 		return true
@@ -393,7 +473,8 @@ func describe(rec record, parsed bool, now, mtime time.Time) string {
 func readLock(path string) ([]byte, time.Time, error) {
 	// No link is followed and the open never blocks: a symbolic link, a
 	// FIFO or a directory named .lock is an oddLock, judged by its own
-	// mtime (tryEvict), never a hang or a spin.
+	// mtime (tryEvict), never a hang or a spin. Raw descriptors: this runs
+	// before every write (Check), so no os.File and its poller set-up.
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		if errors.Is(err, unix.ENOENT) {
@@ -405,8 +486,7 @@ func readLock(path string) ([]byte, time.Time, error) {
 		}
 		return nil, time.Time{}, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	f := os.NewFile(uintptr(fd), path)
-	defer f.Close()
+	defer unix.Close(fd)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		return nil, time.Time{}, err
@@ -414,9 +494,38 @@ func readLock(path string) ([]byte, time.Time, error) {
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return nil, time.Time{}, oddFrom(&st)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, 64<<10))
-	return data, time.Unix(st.Mtim.Unix()), err
+	data, err := readFD(fd, st.Size, maxLock)
+	if err != nil {
+		return nil, time.Time{}, &os.PathError{Op: "read", Path: path, Err: err}
+	}
+	return data, time.Unix(st.Mtim.Unix()), nil
 }
+
+// readFD reads fd to its end (at most limit bytes), sized by its fstat
+// size: usually one read of the content and one that sees the end.
+func readFD(fd int, size int64, limit int) ([]byte, error) {
+	buf := make([]byte, 0, min(int(max(size, 0))+1, limit))
+	for len(buf) < limit {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := unix.Read(fd, buf[len(buf):min(cap(buf), limit)])
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			break
+		}
+		buf = buf[:len(buf)+n]
+	}
+	return buf, nil
+}
+
+// maxLock caps what is read of a .lock (ours are about 120 bytes).
+const maxLock = 64 << 10
 
 // oddLock is a .lock that is not a regular file: a symbolic link
 // (dangling or not), a FIFO, a directory, a socket or a device. No
@@ -503,7 +612,11 @@ func (l *Lock) ID() string { return l.id }
 func (l *Lock) Dir() string { return l.dir }
 
 // Kernel reports whether the kernel lock is held as well.
-func (l *Lock) Kernel() bool { return l.fl != nil }
+func (l *Lock) Kernel() bool { return l.kernel }
+
+// FD is the locked directory, open until Release: a transaction fstats
+// and fsyncs it rather than opening the directory again.
+func (l *Lock) FD() int { return l.fd }
 
 // Check verifies that .lock still carries our id; the store calls it right
 // before the final rename of every write (D5), so a holder that lost the
@@ -533,7 +646,7 @@ func (l *Lock) Refresh(now time.Time) error {
 	}
 	path := filepath.Join(l.dir, FileName)
 	tmp := filepath.Join(l.dir, ".lock.tmp-refresh-"+l.id)
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	if err := writeNew(tmp, data, unix.O_TRUNC); err != nil {
 		os.Remove(tmp)
 		return err
 	}
@@ -542,12 +655,17 @@ func (l *Lock) Refresh(now time.Time) error {
 	case err == nil:
 		old, _, rerr := readLock(tmp)
 		if rec, ok := parse(old); rerr == nil && ok && rec.ID == l.id {
+			l.mine = data
 			return nil
 		}
 		_ = exchange(tmp, path) // not ours: put the successor's lock back
 		return errcode.New(errcode.TaskLockUnavailable, "lost the lock on %s (it was evicted as stale); nothing more is written, retry", l.dir)
 	case errors.Is(err, errNoExchange):
-		return os.Rename(tmp, path)
+		if err := os.Rename(tmp, path); err != nil {
+			return err
+		}
+		l.mine = data
+		return nil
 	default:
 		return err
 	}
@@ -578,6 +696,9 @@ func (l *Lock) ours() bool {
 		if err != nil {
 			continue
 		}
+		if bytes.Equal(data, l.mine) {
+			return true // what we wrote (the usual case: no decoding)
+		}
 		if rec, ok := parse(data); ok && rec.ID == l.id {
 			return true
 		}
@@ -598,7 +719,8 @@ func (l *Lock) closeKernel() {
 		return
 	}
 	l.closed = true
-	if l.fl != nil {
-		_ = l.fl.Unlock()
+	if l.kernel {
+		_ = unix.Flock(l.fd, unix.LOCK_UN)
 	}
+	unix.Close(l.fd)
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/go-json-experiment/json"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 )
@@ -106,7 +106,7 @@ func TestStaleness(t *testing.T) {
 	for _, tt := range tests {
 		l := &Lock{}
 		if tt.kernel {
-			l.fl = flock.New("/nonexistent") // only its presence matters
+			l.kernel = true // only its presence matters
 		}
 		if got := l.isStale(tt.rec, tt.parsed, now, tt.mtime, StaleAfter); got != tt.stale {
 			t.Errorf("%s: stale = %v, want %v", tt.name, got, tt.stale)
@@ -200,4 +200,28 @@ func TestRefresh(t *testing.T) {
 		t.Fatalf("refresh overwrote another holder's lock: %s", got)
 	}
 	assertNoTemps(t, dir)
+}
+
+// TestContentIsTheRecord: the hand-written .lock content is exactly
+// json.Marshal of the record (the original implementation and older
+// versions of ours parse it), with and without the kernel lock.
+func TestContentIsTheRecord(t *testing.T) {
+	now := time.UnixMilli(1796172385465)
+	for _, kernel := range []bool{false, true} {
+		l := &Lock{id: "b4925d14-b6ea-4e8d-b8d7-99cb8a514b6b", kernel: kernel, host: "h\"ost\\é"}
+		got, err := l.content(now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(record{ID: l.id, Timestamp: float64(now.UnixMilli()), PID: os.Getpid(), Host: l.host, Flock: kernel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("content = %s, want %s", got, want)
+		}
+		if rec, ok := parse(got); !ok || rec.ID != l.id || rec.Flock != kernel {
+			t.Errorf("parse(content) = %+v %v", rec, ok)
+		}
+	}
 }

@@ -65,7 +65,7 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 	if opt.Now == nil {
 		opt.Now = s.Now
 	}
-	opt.BeforeCreate = func() { pre = dirMtime(s.Dir) }
+	opt.BeforeCreate = func(fd int) { pre = fdMtime(fd) }
 	l, err := lock.Acquire(s.Dir, opt)
 	if err != nil {
 		return err
@@ -76,18 +76,20 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 	if l.Stats.Evicted > 0 {
 		s.logf("recovered a stale lock in %s", s.Dir)
 	}
-	tx := &txn{s: s, l: l, recent: loadRecent(s.Dir, pre), refreshed: time.Now()}
+	index := openIndex(s.Dir)
+	defer index.close()
+	tx := &txn{s: s, l: l, recent: index.load(pre), refreshed: time.Now()}
 	ferr := fn(tx)
 	if tx.dirty {
 		// One directory fsync for every rename of the transaction, before
-		// any success is reported (D6).
-		if err := durable.SyncDir(s.Dir); err != nil && ferr == nil {
+		// any success is reported (D6), on the descriptor the lock holds.
+		if err := durable.SyncFD(l.FD(), s.Dir); err != nil && ferr == nil {
 			ferr = errcode.Wrap(errcode.InternalError, err, "syncing %s", s.Dir)
 		}
 	}
 	uerr := l.Unlink()
 	if tx.recent != nil && tx.recent.changed && uerr == nil && tx.lost == nil {
-		_ = tx.recent.save(s.Dir, s.now())
+		_ = tx.recent.save(s.Dir, index, l.FD(), s.now())
 	}
 	l.Release()
 	if ferr != nil {
@@ -106,7 +108,7 @@ func (s *Store) held(l *lock.Lock, fn func(tx *txn) error) error {
 	tx := &txn{s: s, l: l, refreshed: time.Now()}
 	err := fn(tx)
 	if tx.dirty {
-		if serr := durable.SyncDir(s.Dir); serr != nil && err == nil {
+		if serr := durable.SyncFD(l.FD(), s.Dir); serr != nil && err == nil {
 			err = errcode.Wrap(errcode.InternalError, serr, "syncing %s", s.Dir)
 		}
 	}

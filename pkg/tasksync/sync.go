@@ -207,13 +207,13 @@ func (r *repo) step(o *Options, res *Result, rtip string, check func(tl *lock.Lo
 	// taken during the fetch (preSnapshot).
 	opt := o.Lock
 	var seen [2]int64
-	opt.BeforeCreate = func() { seen[0] = dirMtime(o.TasksDir) }
+	opt.BeforeCreate = func(int) { seen[0] = dirMtime(o.TasksDir) }
 	tl, err := lock.Acquire(o.TasksDir, opt)
 	if err != nil {
 		return "", "", err
 	}
 	defer tl.Release()
-	opt.BeforeCreate = func() { seen[1] = dirMtime(o.PlansDir) }
+	opt.BeforeCreate = func(int) { seen[1] = dirMtime(o.PlansDir) }
 	pl, err := lock.Acquire(o.PlansDir, opt)
 	if err != nil {
 		return "", "", err
