@@ -6,7 +6,6 @@ require (
 	github.com/OneOfOne/xxhash v1.2.8
 	github.com/alecthomas/kong v1.17.0
 	github.com/go-json-experiment/json v1.27.2
-	github.com/gofrs/flock v0.13.2
 	github.com/google/jsonschema-go v0.4.3
 	github.com/google/uuid v1.6.0
 	github.com/itchyny/gojq v0.12.19
