@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
@@ -123,6 +124,12 @@ func (c *listCmd) run(a *app) error {
 		}
 		a.emit(res)
 		return nil
+	}
+	if a.env.Getenv("MATRIXX_NO_LIST_INDEX") != "1" {
+		// The list index serves the files that did not change since the
+		// last listing (docs/design.md S46); it lives beside the
+		// integrity ledgers, outside the project.
+		e.store.ListIndex = store.ListIndexPath(integrity.Home(a.env.Getenv, a.env.Home, e.root), e.store.Dir)
 	}
 	res, err := e.store.List(req)
 	if err != nil {

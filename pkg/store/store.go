@@ -65,6 +65,10 @@ type Store struct {
 	// ownership check and before its replace: fault tests stop the process
 	// there (MATRIXX_FAULT_STOP_AFTER_LOCK_CHECK) to prove the fencing.
 	AfterLockCheck func()
+	// ListIndex, when set, is the list index file (ListIndexPath,
+	// docs/design.md S46) that serves task-list's scans; "" reads every
+	// file.
+	ListIndex string
 	// Record, when set, records every write and removal of a record in
 	// the integrity ledger under the lock (docs/integrity.md).
 	Record *integrity.Recorder
