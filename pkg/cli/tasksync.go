@@ -100,6 +100,7 @@ func syncOptions(a *app, e *env) tasksync.Options {
 		StateDir: filepath.Join(e.root, ".matrixx", "state"),
 		Lock:     lock.Options{Timeout: e.store.Lock.Timeout, NoKernel: e.store.Lock.NoKernel},
 		Log:      a.stderr,
+		Debug:    e.store.Debug,
 		// Recorded like every write of the toolkit (docs/integrity.md), so
 		// the post-call check keeps what a sync in a tool call pulled.
 		TasksRecord: e.store.Record,

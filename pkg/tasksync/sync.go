@@ -49,6 +49,8 @@ type Options struct {
 	Lock lock.Options
 	// Log receives human notes (skipped files); may be nil.
 	Log io.Writer
+	// Debug adds notes about internal decisions to Log (MATRIXX_DEBUG).
+	Debug bool
 	// NoPush fetches and merges but does not push (RemoteClaim's first
 	// step does push; tests use it).
 	NoPush bool
@@ -80,6 +82,12 @@ func (o *Options) remote() string {
 		return "origin"
 	}
 	return o.Remote
+}
+
+func (o *Options) debugf(format string, args ...any) {
+	if o.Debug {
+		o.logf("debug: "+format, args...)
+	}
 }
 
 func (o *Options) logf(format string, args ...any) {
@@ -142,6 +150,18 @@ func syncLoop(r *repo, o *Options, res *Result, check func(tl *lock.Lock) (bool,
 		if found {
 			if rtip, err = r.tip(trackingRef(remote)); err != nil {
 				return err
+			}
+		}
+		if i == 0 && check == nil && rtip != "" && rtip == r.pre.idleTip() {
+			// Nothing to do (docs/sync.md, "Speed"): the store holds
+			// exactly the files of the commit it was last synced to, and
+			// both the local ref and the remote's still point at it. The
+			// sync writes nothing, so it takes no lock.
+			if lt, ok := r.readRef(Ref); ok && lt == rtip {
+				r.pre = nil
+				res.Tip = rtip
+				o.debugf("nothing changed on either side since the last sync at %s", rtip)
+				return nil
 			}
 		}
 		tip, tree, err := r.step(o, res, rtip, check)
@@ -262,10 +282,8 @@ func (r *repo) commitLocal(o *Options) (*local, error) {
 	var read map[string][]byte
 	if pre := r.pre; pre != nil {
 		r.pre = nil
-		c = pre.cache
-		if pre.valid(o) {
-			cur, stats, read = pre.cur, pre.stats, pre.read
-		}
+		c = pre.decoded()
+		cur, stats, read, _ = pre.locked()
 	} else {
 		c = r.loadCache(o)
 	}
@@ -596,7 +614,13 @@ func ledgerError(rec *integrity.Recorder, err error) error {
 // store: tasks/<valid id>.json or plans/<valid name>.md.
 func validPath(p string) bool {
 	dir, name, ok := strings.Cut(p, "/")
-	if !ok || strings.Contains(name, "/") {
+	return ok && validEntry(dir, name)
+}
+
+// validEntry reports whether name, an entry of the store's tasks or plans
+// directory (dir), is a file the sync moves (validPath of dir/name).
+func validEntry(dir, name string) bool {
+	if strings.Contains(name, "/") {
 		return false
 	}
 	switch dir {
