@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -110,7 +111,7 @@ func loadListIndex(path, dir, keepMeta string) *listIndex {
 		return nil
 	}
 	body := data[:len(data)-4]
-	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
+	if crc32.Checksum(body, castagnoli()) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
 		return nil
 	}
 	ix := &listIndex{data: body, str: unsafe.String(unsafe.SliceData(body), len(body))}
@@ -151,7 +152,9 @@ func loadListIndex(path, dir, keepMeta string) *listIndex {
 	return ix
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// It is made on first use: every binary that links the store (the hook
+// before each tool call) would otherwise build it before main.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // servedRows counts the entries served from a list index (tests).
 var servedRows atomic.Int64
@@ -350,7 +353,7 @@ func writeListIndex(path, dir, keepMeta string, ents []entry, old *listIndex, sr
 			os.Remove(tmp)
 		}
 	}()
-	crc := crc32.New(castagnoli)
+	crc := crc32.New(castagnoli())
 	w := bufio.NewWriterSize(f, 256<<10)
 	out := func(b []byte) { w.Write(b); crc.Write(b) }
 	slices.SortFunc(fresh, func(a, b freshRow) int { return a.pos - b.pos })
