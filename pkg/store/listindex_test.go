@@ -220,7 +220,7 @@ func TestListIndexNeverWrong(t *testing.T) {
 			if err == nil && len(data) > len(listIndexMagic)+4 {
 				data[len(listIndexMagic)] = listIndexVersion + 1
 				body := data[:len(data)-4]
-				binary.LittleEndian.PutUint32(data[len(data)-4:], crc32.Checksum(body, castagnoli))
+				binary.LittleEndian.PutUint32(data[len(data)-4:], crc32.Checksum(body, castagnoli()))
 				os.WriteFile(s.ListIndex, data, 0o600)
 			}
 		case 13: // nothing: the index serves everything
