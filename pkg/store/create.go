@@ -48,13 +48,6 @@ func (s *Store) Create(req *task.CreateRequest) (*CreateResult, error) {
 		if err := tx.ensureRecent(); err != nil {
 			return err
 		}
-		if tx.recent != nil {
-			// The .lock made and removed by this transaction moves the
-			// directory's mtime: re-stamp the (valid) dedup index even when
-			// every item is a duplicate and nothing is written, so the next
-			// create needs no rebuild.
-			tx.recent.changed = true
-		}
 		for i := range req.Items {
 			c, err := tx.createOne(&req.Items[i])
 			if err != nil {
