@@ -88,7 +88,13 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 		}
 	}
 	uerr := l.Unlink()
-	if tx.recent != nil && tx.recent.changed && uerr == nil && tx.lost == nil {
+	// The index is re-stamped after every transaction that kept it valid,
+	// whether it wrote or not: the .lock made and removed here moved the
+	// directory's mtime, and a transaction that writes no record (a create
+	// that only finds duplicates, a refused update or claim) would
+	// otherwise leave the next create a rebuild. Every record write keeps
+	// tx.recent up to date, and a legacy migration drops it (nil).
+	if tx.recent != nil && uerr == nil && tx.lost == nil {
 		_ = tx.recent.save(s.Dir, index, l.FD(), s.now())
 	}
 	l.Release()
