@@ -24,6 +24,7 @@ type txn struct {
 
 	refreshed time.Time // last time .lock's timestamp was renewed
 	dirty     bool      // a write happened: sync the directory before answering
+	failed    bool      // a record write failed (a full disk, an I/O error)
 
 	// seen holds, by id, the bytes of each record as read under the lock
 	// (nil for an id read as absent or about to be created): a write
@@ -93,8 +94,10 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 	// directory's mtime, and a transaction that writes no record (a create
 	// that only finds duplicates, a refused update or claim) would
 	// otherwise leave the next create a rebuild. Every record write keeps
-	// tx.recent up to date, and a legacy migration drops it (nil).
-	if tx.recent != nil && uerr == nil && tx.lost == nil {
+	// tx.recent up to date, and a legacy migration drops it (nil). After
+	// an internal error or a failed record write (a full disk, an I/O
+	// error) nothing more is written: the next create rebuilds.
+	if tx.recent != nil && uerr == nil && tx.lost == nil && !tx.failed && (ferr == nil || errcode.Of(ferr) != errcode.InternalError) {
 		_ = tx.recent.save(s.Dir, index, l.FD(), s.now())
 	}
 	l.Release()
@@ -181,6 +184,7 @@ func (tx *txn) writeAt(t *task.Task, mtime time.Time) error {
 		return err
 	}
 	if err != nil {
+		tx.failed = true
 		return errcode.Wrap(errcode.InternalError, err, "writing %s", task.FileName(t.ID))
 	}
 	tx.dirty = true
