@@ -4,6 +4,7 @@
 package t
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/porcelain"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 )
 
 func TestMain(m *testing.M) {
@@ -42,6 +44,14 @@ func TestScripts(t *testing.T) {
 		Setup:               setup,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
+		// [listindex]: task-list's list index is used under the test's
+		// temp directory (a local disk filesystem, not tmpfs).
+		Condition: func(cond string) (bool, error) {
+			if cond == "listindex" {
+				return store.ListIndexUsable(os.TempDir()), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		// UPDATE_GOLDEN=1 rewrites the cmp files of the scripts run (then
 		// review the diff).
 		UpdateScripts: os.Getenv("UPDATE_GOLDEN") != "",

@@ -128,8 +128,14 @@ func (c *listCmd) run(a *app) error {
 	if a.env.Getenv("MATRIXX_NO_LIST_INDEX") != "1" {
 		// The list index serves the files that did not change since the
 		// last listing (docs/design.md S46); it lives beside the
-		// integrity ledgers, outside the project.
-		e.store.ListIndex = store.ListIndexPath(integrity.Home(a.env.Getenv, a.env.Home, e.root), e.store.Dir)
+		// integrity ledgers, outside the project. Without a state
+		// directory outside it (no HOME and no XDG_STATE_HOME, where the
+		// ledgers fall back to the project's .matrixx/state) there is no
+		// index: a listing writes nothing into the project.
+		home := integrity.Home(a.env.Getenv, a.env.Home, e.root)
+		if home != integrity.ProjectHome(e.root) {
+			e.store.ListIndex = store.ListIndexPath(home, e.store.Dir)
+		}
 	}
 	res, err := e.store.List(req)
 	if err != nil {

@@ -33,6 +33,12 @@ func Home(getenv func(string) string, home func() (string, error), root string) 
 			return filepath.Join(h, ".local", "state", "matrixx", "integrity")
 		}
 	}
+	return ProjectHome(root)
+}
+
+// ProjectHome is Home's last resort, inside the project: root's
+// .matrixx/state/integrity (no XDG_STATE_HOME and no home directory).
+func ProjectHome(root string) string {
 	return filepath.Join(root, ".matrixx", "state", "integrity")
 }
 

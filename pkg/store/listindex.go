@@ -20,6 +20,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -54,15 +55,15 @@ const (
 var racyWindow = 2 * time.Second
 
 // indexedFS reports whether a filesystem (statfs f_type) keeps ctime
-// honestly and serves fresh attributes: local filesystems only. On network
-// and FUSE filesystems (attribute caches, server clocks) the scan reads
-// every file.
+// honestly and serves fresh attributes: local disk filesystems only. On
+// network and FUSE filesystems (attribute caches, server clocks) the scan
+// reads every file, and on tmpfs too, which never updates a file's times
+// for a write through a shared mmap.
 func indexedFS(typ int64) bool {
 	switch uint32(typ) {
 	case 0xEF53, // ext2/3/4
 		0x58465342, // xfs
 		0x9123683E, // btrfs
-		0x01021994, // tmpfs
 		0xF2F52010, // f2fs
 		0x2FC12FC1, // zfs
 		0x794C7630, // overlayfs
@@ -103,10 +104,20 @@ type listIndex struct {
 	byName       map[string]int
 }
 
-// loadListIndex reads the index at path made for dir and keepMeta; nil
-// when there is none or it is not usable.
-func loadListIndex(path, dir, keepMeta string) *listIndex {
-	data, err := os.ReadFile(path)
+// listIndexCap is the largest index file read for a directory of n
+// entries: 1 MiB plus 2 KiB a file, at most 128 MiB. A bigger one (a sparse
+// giant, rows of huge subjects) is not read: the files are.
+func listIndexCap(n int) int64 {
+	return min(1<<20+int64(n)*2<<10, 128<<20)
+}
+
+// loadListIndex reads the index at path made for dir and keepMeta, for a
+// directory of entries entries; nil when there is none or it is not usable. It is
+// read like every file the toolkit did not just write (safefile.ReadFile):
+// without following a link, without blocking on a FIFO, and not at all
+// when it is not a regular file or is over listIndexCap(n).
+func loadListIndex(path, dir, keepMeta string, entries int) *listIndex {
+	data, err := safefile.ReadFile(path, listIndexCap(entries), false)
 	if err != nil || len(data) < len(listIndexMagic)+4 {
 		return nil
 	}
@@ -341,6 +352,7 @@ func writeListIndex(path, dir, keepMeta string, ents []entry, old *listIndex, sr
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
+	sweepListIndexTemps(path, time.Now())
 	tmp := fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), time.Now().UnixNano())
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
@@ -455,5 +467,28 @@ func (s *Store) updateListIndex(ix *listIndex, ents []entry, src []int32, fresh 
 	}
 	if err := writeListIndex(s.ListIndex, s.Dir, keepMeta, ents, ix, src, fresh); err != nil && s.Debug {
 		s.logf("debug: list index not written: %v", err)
+	}
+}
+
+// ListIndexUsable reports whether listings of a store under dir can use
+// the list index: dir is on a local disk filesystem (indexedFS).
+func ListIndexUsable(dir string) bool {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	return indexable(fd)
+}
+
+// sweepListIndexTemps removes the temp files of index writes that never
+// finished (a listing killed while it wrote): path.tmp-* older than a
+// minute, so a listing writing right now keeps its own.
+func sweepListIndexTemps(path string, now time.Time) {
+	temps, _ := filepath.Glob(path + ".tmp-*")
+	for _, t := range temps {
+		if st, err := os.Lstat(t); err == nil && st.Mode().IsRegular() && now.Sub(st.ModTime()) > time.Minute {
+			_ = os.Remove(t)
+		}
 	}
 }

@@ -362,7 +362,7 @@ func (s *Store) Scan(opt ScanOptions) (*Snapshot, error) {
 	var src []int32
 	indexed := s.ListIndex != "" && opt.ListFields && !opt.Mtime && opt.Keep == nil && indexable(dirfd)
 	if indexed {
-		if ix = loadListIndex(s.ListIndex, s.Dir, opt.KeepMeta); ix != nil {
+		if ix = loadListIndex(s.ListIndex, s.Dir, opt.KeepMeta, len(names)); ix != nil {
 			src = ix.match(names)
 		} else {
 			src = make([]int32, len(names))
