@@ -276,21 +276,9 @@ func (s *Store) entries() ([]entry, error) {
 // d_type, else (DT_UNKNOWN) from lstat; ok is false for an entry removed
 // since the listing.
 func direntType(dirfd int, name string, dt byte) (os.FileMode, bool, error) {
-	switch dt {
-	case unix.DT_REG:
-		return 0, true, nil
-	case unix.DT_DIR:
-		return os.ModeDir, true, nil
-	case unix.DT_LNK:
-		return os.ModeSymlink, true, nil
-	case unix.DT_FIFO:
-		return os.ModeNamedPipe, true, nil
-	case unix.DT_SOCK:
-		return os.ModeSocket, true, nil
-	case unix.DT_BLK:
-		return os.ModeDevice, true, nil
-	case unix.DT_CHR:
-		return os.ModeDevice | os.ModeCharDevice, true, nil
+	if dt != unix.DT_UNKNOWN {
+		// d_type is the S_IFMT of the inode, shifted: DT_x == S_IFx >> 12.
+		return modeType(uint32(dt) << 12), true, nil
 	}
 	var st unix.Stat_t
 	for {
@@ -304,25 +292,30 @@ func direntType(dirfd int, name string, dt byte) (os.FileMode, bool, error) {
 		if err != nil {
 			return 0, false, err
 		}
-		break
+		return modeType(st.Mode), true, nil
 	}
-	switch st.Mode & unix.S_IFMT {
+}
+
+// modeType is the os.FileMode type bits of an st_mode, as os.Lstat gives
+// them (0 for a regular file, os.ModeIrregular for an unknown type).
+func modeType(mode uint32) os.FileMode {
+	switch mode & unix.S_IFMT {
 	case unix.S_IFREG:
-		return 0, true, nil
+		return 0
 	case unix.S_IFDIR:
-		return os.ModeDir, true, nil
+		return os.ModeDir
 	case unix.S_IFLNK:
-		return os.ModeSymlink, true, nil
+		return os.ModeSymlink
 	case unix.S_IFIFO:
-		return os.ModeNamedPipe, true, nil
+		return os.ModeNamedPipe
 	case unix.S_IFSOCK:
-		return os.ModeSocket, true, nil
+		return os.ModeSocket
 	case unix.S_IFBLK:
-		return os.ModeDevice, true, nil
+		return os.ModeDevice
 	case unix.S_IFCHR:
-		return os.ModeDevice | os.ModeCharDevice, true, nil
+		return os.ModeDevice | os.ModeCharDevice
 	}
-	return os.ModeIrregular, true, nil
+	return os.ModeIrregular
 }
 
 // typeProblem returns why an entry that is not a regular file cannot be a
