@@ -85,7 +85,7 @@ func WriteFile(path string, data []byte, opt Options) (err error) {
 			_ = unix.Unlink(tmp)
 		}
 	}()
-	if err = writeAll(fd, data); err != nil {
+	if err = WriteAll(fd, data); err != nil {
 		return fmt.Errorf("writing %s: %w", path, &os.PathError{Op: "write", Path: tmp, Err: err})
 	}
 	var st unix.Stat_t
@@ -158,7 +158,10 @@ func createTemp(dir, prefix string, perm uint32) (int, string, error) {
 	}
 }
 
-func writeAll(fd int, data []byte) error {
+// WriteAll writes all of data to the raw descriptor fd, retrying on EINTR
+// and after short writes; a write that makes no progress is
+// io.ErrShortWrite.
+func WriteAll(fd int, data []byte) error {
 	for len(data) > 0 {
 		n, err := unix.Write(fd, data)
 		if errors.Is(err, unix.EINTR) {

@@ -282,27 +282,13 @@ func appendLines(dir string, lines string) error {
 		if err != nil {
 			return &os.PathError{Op: "open", Path: path, Err: err}
 		}
-		werr := writeAll(fd, []byte(lines))
+		werr := durable.WriteAll(fd, []byte(lines))
 		cerr := unix.Close(fd)
 		if werr != nil {
 			return &os.PathError{Op: "write", Path: path, Err: werr}
 		}
 		return cerr
 	}
-}
-
-func writeAll(fd int, data []byte) error {
-	for len(data) > 0 {
-		n, err := unix.Write(fd, data)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		data = data[n:]
-	}
-	return nil
 }
 
 // blobPath is where content sum is kept.
@@ -323,7 +309,7 @@ func saveBlob(dir string, sum Sum, data []byte) error {
 	for try := 0; ; try++ {
 		fd, err := unix.Open(p, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 		if err == nil {
-			werr := writeAll(fd, data)
+			werr := durable.WriteAll(fd, data)
 			cerr := unix.Close(fd)
 			if werr == nil && cerr == nil {
 				return nil

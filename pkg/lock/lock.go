@@ -35,6 +35,7 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/sys/unix"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 )
 
@@ -308,26 +309,12 @@ func writeNew(path string, data []byte, flag int) error {
 		}
 		return &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	werr := writeAll(fd, data)
+	werr := durable.WriteAll(fd, data)
 	cerr := unix.Close(fd)
 	if werr != nil {
 		return &os.PathError{Op: "write", Path: path, Err: werr}
 	}
 	return cerr
-}
-
-func writeAll(fd int, data []byte) error {
-	for len(data) > 0 {
-		n, err := unix.Write(fd, data)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		data = data[n:]
-	}
-	return nil
 }
 
 // evictOutcome says what tryEvict did.

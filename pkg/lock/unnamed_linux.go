@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 )
 
 // createUnnamed is create through O_TMPFILE and a link of
@@ -17,7 +19,7 @@ func (l *Lock) createUnnamed(path string, data []byte) (err error, ok bool) {
 		return nil, false
 	}
 	defer unix.Close(fd)
-	if err := writeAll(fd, data); err != nil {
+	if err := durable.WriteAll(fd, data); err != nil {
 		return &os.PathError{Op: "write", Path: path, Err: err}, true
 	}
 	switch err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), unix.AT_FDCWD, path, unix.AT_SYMLINK_FOLLOW); {
