@@ -20,6 +20,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
@@ -352,8 +353,11 @@ func writeListIndex(path, dir, keepMeta string, ents []entry, old *listIndex, sr
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	sweepListIndexTemps(path, time.Now())
-	tmp := fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), time.Now().UnixNano())
+	// Temp files of listings killed while they wrote the index, once a
+	// minute old (a listing writing right now keeps its own); the temp name
+	// is durable's, so durable.SweepTemps knows it.
+	_, _ = durable.SweepTemps(filepath.Dir(path), time.Minute, time.Now())
+	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf(".%s%s%d-%d", filepath.Base(path), durable.TempInfix, os.Getpid(), time.Now().UnixNano()))
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
@@ -479,16 +483,4 @@ func ListIndexUsable(dir string) bool {
 	}
 	defer unix.Close(fd)
 	return indexable(fd)
-}
-
-// sweepListIndexTemps removes the temp files of index writes that never
-// finished (a listing killed while it wrote): path.tmp-* older than a
-// minute, so a listing writing right now keeps its own.
-func sweepListIndexTemps(path string, now time.Time) {
-	temps, _ := filepath.Glob(path + ".tmp-*")
-	for _, t := range temps {
-		if st, err := os.Lstat(t); err == nil && st.Mode().IsRegular() && now.Sub(st.ModTime()) > time.Minute {
-			_ = os.Remove(t)
-		}
-	}
 }
