@@ -73,6 +73,10 @@ type Runner struct {
 	Host Host
 
 	log *Log
+	// roots remembers root's answer for the event being handled: the
+	// guard, the integrity marker and check, and the lease renewal each
+	// need it, and finding it stats every ancestor directory.
+	roots rootMemo
 }
 
 // Run handles one invocation and returns the exit status, which is always

@@ -23,6 +23,24 @@ type proj struct {
 // of the event's cwd (of the process's working directory when the event
 // has no absolute cwd) holding .matrixx/ or .git.
 func (r *Runner) root(ev *Event) (string, error) {
+	if r.roots.ev == ev && r.roots.ok {
+		return r.roots.root, r.roots.err
+	}
+	root, err := r.findRoot(ev)
+	r.roots = rootMemo{ev: ev, ok: true, root: root, err: err}
+	return root, err
+}
+
+// rootMemo is root's answer for one event.
+type rootMemo struct {
+	ev   *Event
+	ok   bool
+	root string
+	err  error
+}
+
+// findRoot is root without the memo.
+func (r *Runner) findRoot(ev *Event) (string, error) {
 	env := r.Env
 	if ev != nil && filepath.IsAbs(ev.Cwd) {
 		cwd := ev.Cwd
