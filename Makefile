@@ -22,8 +22,13 @@ vet:
 fmt-check:
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
+# -timeout: t and t/attack take about 5 minutes each on a quiet 2-core
+# machine and twice that when it is loaded; go test's default of 10 minutes
+# per package would fail them there. go test prints one line per package as
+# each finishes.
+TESTTIMEOUT ?= 30m
 test: vet fmt-check
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout $(TESTTIMEOUT) ./...
 
 install:
 	$(GO) install -buildvcs=$(BUILDVCS) ./cmd/... 2>/dev/null || $(GO) install -buildvcs=false ./cmd/...
