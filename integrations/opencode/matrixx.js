@@ -15,6 +15,9 @@
 //           gives the model our reason.
 //   tool.execute.after    task-notepad-writer: bash and our task tools, as
 //           a PostToolUse event.
+//   shell.env             MATRIXX_SESSION_ID=<the session's id> in the
+//           agent's shell, so task binaries run there stamp the session
+//           as threadID, as the tools do.
 //   event session.idle    task-continuation-enforcer: a Stop event; a
 //           block is sent back to the session as a prompt.
 //   event session.created task-session-start: the task summary is added to
@@ -195,6 +198,9 @@ export function createMatrixxPlugin(tool) {
         if (input.tool !== "bash" && !TOOLS[input.tool]) return
         const { ev, host } = toEvent("PostToolUse", input, args, directory, (output && output.output) || "")
         hook(ev, directory, host)
+      },
+      "shell.env": async (input, output) => {
+        if (input && input.sessionID && output && output.env) output.env.MATRIXX_SESSION_ID = input.sessionID
       },
       "chat.message": async (input) => {
         if (!input || !input.sessionID) return

@@ -80,8 +80,14 @@ test("task tools stamp the session; notepads follow task_create and bash task-cr
   await hooks["tool.execute.after"]({ tool: "task_create", sessionID: "ses_2", callID: "c1" }, { title: "", output: out, metadata: {} })
   const cmd = `printf '%s' '{"subject":"Shell task"}' | task-create`
   await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_2", callID: "c2" }, { args: { command: cmd, description: "x" } })
-  const shellOut = execFileSync("sh", ["-c", cmd], { cwd: dir, encoding: "utf8", env: { ...process.env, PATH: process.env.MATRIXX_BIN_DIR + ":" + process.env.PATH } })
+  // OpenCode asks shell.env for the shell's environment before it runs.
+  const shell = { env: {} }
+  await hooks["shell.env"]({ cwd: dir, sessionID: "ses_2", callID: "c2" }, shell)
+  assert.equal(shell.env.MATRIXX_SESSION_ID, "ses_2")
+  const shellOut = execFileSync("sh", ["-c", cmd], { cwd: dir, encoding: "utf8", env: { ...process.env, ...shell.env, PATH: process.env.MATRIXX_BIN_DIR + ":" + process.env.PATH } })
   const shellID = JSON.parse(shellOut).tasks[0].id
+  const shellTask = JSON.parse(fs.readFileSync(path.join(dir, ".matrixx", "tasks", shellID + ".json"), "utf8"))
+  assert.equal(shellTask.threadID, "ses_2")
   await hooks["tool.execute.after"]({ tool: "bash", sessionID: "ses_2", callID: "c2" }, { title: "", output: shellOut, metadata: {} })
   const notes = fs.readdirSync(path.join(dir, ".matrixx", "notepads"), { recursive: true })
     .map((f) => path.join(dir, ".matrixx", "notepads", String(f)))

@@ -454,7 +454,7 @@ func (r *ListRequest) ValidateAs(name func(key string) string) error {
 }
 
 // CleanupRequest is task-cleanup's input (spec §6.5, D10). olderThan is
-// "<n>d", "<n>h" or "<n>m"; all (default true without olderThan) deletes
+// "<n>d", "<n>h" or "<n>m" ("0d" included: every completed task); all (default true without olderThan) deletes
 // every completed task, so all:false needs olderThan and all:true excludes
 // it (S13); includeDeleted also removes deleted ones; stale also removes
 // active tasks idle past olderThan (else tasks.stale_after_hours); dryRun
@@ -514,8 +514,11 @@ func (r *CleanupRequest) Validate() error {
 		if !ok {
 			return errcode.Field(errcode.ValidationError, "olderThan", "%q is not <number><d|h|m>, e.g. \"7d\", \"24h\", \"30m\"", r.OlderThan)
 		}
-		if n == 0 {
-			return errcode.Field(errcode.ValidationError, "olderThan", "%q is zero: give a positive age, or leave olderThan out to select every completed task", r.OlderThan)
+		// Zero is the spec's format too ("0d": every completed task, as
+		// idle for longer than nothing); only stale refuses it, since
+		// every active task would be stale.
+		if n == 0 && r.Stale {
+			return errcode.Field(errcode.ValidationError, "olderThan", "%q with stale would make every active task stale: give a positive age, or leave olderThan out to use tasks.stale_after_hours", r.OlderThan)
 		}
 		if time.Duration(n) > maxAge/unit {
 			return errcode.Field(errcode.ValidationError, "olderThan", "%q is more than 100 years", r.OlderThan)

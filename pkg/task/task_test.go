@@ -214,7 +214,7 @@ func TestCleanupOlderThan(t *testing.T) {
 		ok   bool
 		mins int
 	}{
-		{"7d", true, 7 * 24 * 60}, {"24h", true, 24 * 60}, {"30m", true, 30}, {"0m", false, 0}, {"0d", false, 0},
+		{"7d", true, 7 * 24 * 60}, {"24h", true, 24 * 60}, {"30m", true, 30}, {"0m", true, 0}, {"0d", true, 0},
 		{"36500d", true, 36500 * 24 * 60}, {"36501d", false, 0}, {"999999999d", false, 0},
 		{"7", false, 0}, {"7w", false, 0}, {"-1d", false, 0}, {"1.5h", false, 0}, {"d", false, 0},
 	}
@@ -228,6 +228,11 @@ func TestCleanupOlderThan(t *testing.T) {
 		if tt.ok && int(r.Age.Minutes()) != tt.mins {
 			t.Errorf("%q: age %v", tt.in, r.Age)
 		}
+	}
+	// Zero with stale would make every active task stale: refused.
+	r := CleanupRequest{OlderThan: "0d", Stale: true}
+	if err := r.Validate(); errcode.Of(err) != errcode.ValidationError {
+		t.Errorf("0d with stale: %v", err)
 	}
 }
 
