@@ -39,19 +39,27 @@ func coreCommands() map[string]scriptCmd {
 	}
 }
 
-// readme-script NAME: write the README's shell script NAME (the ```sh
-// block that starts with "#!/bin/sh" and "# NAME") to $WORK/NAME, so the
-// scripts test the README's text itself.
+// readme-script NAME: write the shell script NAME that the user guides
+// print (the ```sh block that starts with "#!/bin/sh" and "# NAME", in
+// README.md or docs/many-agents.md) to $WORK/NAME, so the scripts test the
+// guides' text itself.
 func cmdReadmeScript(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: readme-script NAME")
 	}
-	readme, err := os.ReadFile("../README.md")
-	ts.Check(err)
+	var readme []byte
 	start := "```sh\n#!/bin/sh\n# " + args[0] + " "
-	i := strings.Index(string(readme), start)
+	i := -1
+	for _, guide := range []string{"../README.md", "../docs/many-agents.md"} {
+		text, err := os.ReadFile(guide)
+		ts.Check(err)
+		if i = strings.Index(string(text), start); i >= 0 {
+			readme = text
+			break
+		}
+	}
 	if i < 0 {
-		ts.Fatalf("README.md has no script %s", args[0])
+		ts.Fatalf("neither README.md nor docs/many-agents.md has the script %s", args[0])
 	}
 	body := string(readme[i+len("```sh\n"):])
 	end := strings.Index(body, "\n```")
