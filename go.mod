@@ -3,19 +3,22 @@ module github.com/matrixx-dev/matrixx-tasks
 go 1.26.0
 
 require (
-	github.com/OneOfOne/xxhash v1.2.8
 	github.com/alecthomas/kong v1.17.0
 	github.com/go-json-experiment/json v1.27.2
 	github.com/google/jsonschema-go v0.4.3
 	github.com/google/uuid v1.6.0
-	github.com/itchyny/gojq v0.12.19
 	github.com/mattn/go-runewidth v0.0.19
 	github.com/modelcontextprotocol/go-sdk v1.8.0
-	github.com/rogpeppe/go-internal v1.16.0
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
 	mvdan.cc/sh/v3 v3.14.1
+)
+
+// Used by tests only: jq in the end-to-end scripts, testscript.
+require (
+	github.com/itchyny/gojq v0.12.19
+	github.com/rogpeppe/go-internal v1.16.0
 )
 
 require (

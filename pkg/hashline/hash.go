@@ -20,8 +20,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/OneOfOne/xxhash"
 )
 
 // Alphabet are the 16 symbols of an ID; symbol i stands for nibble value i.
@@ -41,7 +39,7 @@ func ID(line string, n int) string {
 	if !hasAlnum(norm) {
 		seed = uint32(n)
 	}
-	h := xxhash.Checksum32S([]byte(norm), seed) & 0xFFFF
+	h := xxh32([]byte(norm), seed) & 0xFFFF
 	return string([]byte{
 		Alphabet[h>>12&0xF],
 		Alphabet[h>>8&0xF],

@@ -1,0 +1,62 @@
+package hashline
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// The five primes of XXH32 (Yann Collet's xxHash, 32-bit variant).
+const (
+	xxPrime1 uint32 = 2654435761
+	xxPrime2 uint32 = 2246822519
+	xxPrime3 uint32 = 3266489917
+	xxPrime4 uint32 = 668265263
+	xxPrime5 uint32 = 374761393
+)
+
+// xxh32 returns XXH32(b, seed), the 32-bit xxHash of b, as the original
+// implementation's anchors use it. It is written here rather than imported:
+// the Go modules that offer XXH32 are unmaintained, the algorithm is short
+// and fixed, and the test checks it against the reference vectors.
+func xxh32(b []byte, seed uint32) uint32 {
+	n := len(b)
+	var h uint32
+	if n >= 16 {
+		v1 := seed + xxPrime1 + xxPrime2
+		v2 := seed + xxPrime2
+		v3 := seed
+		v4 := seed - xxPrime1
+		for len(b) >= 16 {
+			v1 = xxRound(v1, binary.LittleEndian.Uint32(b[0:]))
+			v2 = xxRound(v2, binary.LittleEndian.Uint32(b[4:]))
+			v3 = xxRound(v3, binary.LittleEndian.Uint32(b[8:]))
+			v4 = xxRound(v4, binary.LittleEndian.Uint32(b[12:]))
+			b = b[16:]
+		}
+		h = bits.RotateLeft32(v1, 1) + bits.RotateLeft32(v2, 7) +
+			bits.RotateLeft32(v3, 12) + bits.RotateLeft32(v4, 18)
+	} else {
+		h = seed + xxPrime5
+	}
+	h += uint32(n)
+	for len(b) >= 4 {
+		h += binary.LittleEndian.Uint32(b) * xxPrime3
+		h = bits.RotateLeft32(h, 17) * xxPrime4
+		b = b[4:]
+	}
+	for _, c := range b {
+		h += uint32(c) * xxPrime5
+		h = bits.RotateLeft32(h, 11) * xxPrime1
+	}
+	h ^= h >> 15
+	h *= xxPrime2
+	h ^= h >> 13
+	h *= xxPrime3
+	h ^= h >> 16
+	return h
+}
+
+func xxRound(acc, input uint32) uint32 {
+	acc += input * xxPrime2
+	return bits.RotateLeft32(acc, 13) * xxPrime1
+}
