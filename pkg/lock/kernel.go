@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gofrs/flock"
 	"golang.org/x/sys/unix"
 )
 
@@ -35,20 +36,30 @@ func openDir(dir string) (int, error) {
 	}
 }
 
-// kernelLock takes flock(LOCK_EX) on the open directory fd, waiting until
-// deadline. A blocked flock cannot be cancelled, so the wait runs in a
-// goroutine; when the caller gives up, that goroutine closes the
-// descriptor (dropping the lock) as soon as it gets it, and abandoned
-// tells the caller that the descriptor is no longer its own to close.
-func kernelLock(fd int, deadline time.Time) (abandoned bool, err error) {
-	err = unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+// kernelLock takes the kernel's advisory lock (flock(2), LOCK_EX, through
+// gofrs/flock) on the directory dir, waiting until deadline. The directory
+// is never deleted, so every process of ours locks the same inode; .lock,
+// which is unlinked on release, could not serve. A blocked flock cannot be
+// cancelled, so the wait runs in a goroutine; when the caller gives up, that
+// goroutine releases the lock as soon as it gets it. Waiters queue in the
+// kernel and a crashed holder's lock goes with its process.
+//
+// The lock is taken on a descriptor of its own, one more open than locking
+// the descriptor the Lock keeps for fstat and fsync: lost in the noise of a
+// lock round and small beside a transaction's fsyncs (docs/design.md, the
+// lock).
+func kernelLock(dir string, deadline time.Time) (*flock.Flock, error) {
+	fl := flock.New(dir, flock.SetFlag(os.O_RDONLY))
+	ok, err := fl.TryLock()
 	switch {
-	case err == nil:
-		return false, nil
-	case unsupported(err):
-		return false, errUnsupported
-	case !errors.Is(err, unix.EWOULDBLOCK):
-		return false, err
+	case ok:
+		return fl, nil
+	case err != nil && unsupported(err):
+		fl.Close()
+		return nil, errUnsupported
+	case err != nil:
+		fl.Close()
+		return nil, err
 	}
 	var (
 		mu   sync.Mutex
@@ -56,45 +67,41 @@ func kernelLock(fd int, deadline time.Time) (abandoned bool, err error) {
 	)
 	done := make(chan error, 1)
 	go func() {
-		err := flockWait(fd)
+		err := fl.Lock()
 		mu.Lock()
 		defer mu.Unlock()
 		if gone {
-			unix.Close(fd)
+			fl.Close()
 			return
 		}
 		done <- err
 	}()
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
-	wrap := func(err error) error {
-		if err != nil && unsupported(err) {
-			return errUnsupported
+	result := func(err error) (*flock.Flock, error) {
+		switch {
+		case err == nil:
+			return fl, nil
+		case unsupported(err):
+			fl.Close()
+			return nil, errUnsupported
+		default:
+			fl.Close()
+			return nil, err
 		}
-		return err
 	}
 	select {
 	case err := <-done:
-		return false, wrap(err)
+		return result(err)
 	case <-timer.C:
 		mu.Lock()
 		defer mu.Unlock()
 		select {
 		case err := <-done:
-			return false, wrap(err)
+			return result(err)
 		default:
 			gone = true
-			return true, errTimeout
-		}
-	}
-}
-
-// flockWait blocks in flock(LOCK_EX), retrying when a signal interrupts it.
-func flockWait(fd int) error {
-	for {
-		err := unix.Flock(fd, unix.LOCK_EX)
-		if !errors.Is(err, unix.EINTR) {
-			return err
+			return nil, errTimeout
 		}
 	}
 }

@@ -32,6 +32,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/gofrs/flock"
 	"github.com/google/uuid"
 	"golang.org/x/sys/unix"
 
@@ -115,10 +116,11 @@ type Lock struct {
 	dir string
 	id  string
 	// fd is the locked directory, open for the lock's whole life: the
-	// kernel lock is held on it (when kernel), and the store fstats and
-	// fsyncs it instead of opening the directory again (FD).
-	fd       int
-	kernel   bool
+	// store fstats and fsyncs it instead of opening the directory again (FD).
+	fd int
+	// kernel is the kernel lock on the same directory, nil when it is not
+	// held (NoKernel, or a filesystem without flock).
+	kernel   *flock.Flock
 	host     string // hostname, looked up once
 	mine     []byte // the .lock content we put in place last
 	unlinked bool
@@ -147,12 +149,10 @@ func Acquire(dir string, opt Options) (*Lock, error) {
 	}
 	l := &Lock{dir: dir, id: uuid.NewString(), fd: fd}
 	if !opt.NoKernel {
-		abandoned, err := kernelLock(fd, deadline)
+		fl, err := kernelLock(dir, deadline)
 		switch {
 		case errors.Is(err, errTimeout):
-			if !abandoned {
-				unix.Close(fd)
-			}
+			unix.Close(fd)
 			return nil, errcode.New(errcode.TaskLockUnavailable,
 				"another process of ours held the lock on %s for the whole %v budget; retry later or raise --lock-timeout", dir, opt.Timeout)
 		case errors.Is(err, errUnsupported):
@@ -161,7 +161,7 @@ func Acquire(dir string, opt Options) (*Lock, error) {
 			unix.Close(fd)
 			return nil, errcode.Wrap(errcode.InternalError, err, "locking %s", dir)
 		default:
-			l.kernel = true
+			l.kernel = fl
 			l.Stats.Kernel = true
 		}
 	}
@@ -249,7 +249,7 @@ func (l *Lock) content(now time.Time) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if l.kernel {
+	if l.kernel != nil {
 		b = append(b, `,"flock":true`...)
 	}
 	return append(b, '}'), nil
@@ -410,7 +410,7 @@ func (l *Lock) tryEvict(path string, opt Options) (evictOutcome, string) {
 
 // isStale applies the staleness rules of D5.
 func (l *Lock) isStale(rec record, parsed bool, now, mtime time.Time, stale time.Duration) bool {
-	if l.kernel && parsed && rec.Flock && rec.Host == hostname() && !alive(rec.PID) {
+	if l.kernel != nil && parsed && rec.Flock && rec.Host == hostname() && !alive(rec.PID) {
 		// Written by one of ours while holding the kernel lock, which we
 		// hold now: its writer is dead.
 		return true
@@ -599,7 +599,7 @@ func (l *Lock) ID() string { return l.id }
 func (l *Lock) Dir() string { return l.dir }
 
 // Kernel reports whether the kernel lock is held as well.
-func (l *Lock) Kernel() bool { return l.kernel }
+func (l *Lock) Kernel() bool { return l.kernel != nil }
 
 // FD is the locked directory, open until Release: a transaction fstats
 // and fsyncs it rather than opening the directory again.
@@ -706,8 +706,8 @@ func (l *Lock) closeKernel() {
 		return
 	}
 	l.closed = true
-	if l.kernel {
-		_ = unix.Flock(l.fd, unix.LOCK_UN)
+	if l.kernel != nil {
+		_ = l.kernel.Close()
 	}
 	unix.Close(l.fd)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+	"github.com/gofrs/flock"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 )
@@ -106,7 +107,7 @@ func TestStaleness(t *testing.T) {
 	for _, tt := range tests {
 		l := &Lock{}
 		if tt.kernel {
-			l.kernel = true // only its presence matters
+			l.kernel = flock.New(t.TempDir()) // only its presence matters
 		}
 		if got := l.isStale(tt.rec, tt.parsed, now, tt.mtime, StaleAfter); got != tt.stale {
 			t.Errorf("%s: stale = %v, want %v", tt.name, got, tt.stale)
@@ -208,7 +209,10 @@ func TestRefresh(t *testing.T) {
 func TestContentIsTheRecord(t *testing.T) {
 	now := time.UnixMilli(1796172385465)
 	for _, kernel := range []bool{false, true} {
-		l := &Lock{id: "b4925d14-b6ea-4e8d-b8d7-99cb8a514b6b", kernel: kernel, host: "h\"ost\\é"}
+		l := &Lock{id: "b4925d14-b6ea-4e8d-b8d7-99cb8a514b6b", host: "h\"ost\\é"}
+		if kernel {
+			l.kernel = flock.New(t.TempDir())
+		}
 		got, err := l.content(now)
 		if err != nil {
 			t.Fatal(err)
