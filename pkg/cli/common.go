@@ -14,6 +14,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
@@ -89,6 +90,9 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 		Log:          a.stderr,
 	}
 	st.Lock.NoKernel = a.env.Getenv("MATRIXX_NO_FLOCK") == "1"
+	st.History = history.Open(layout.Dir)
+	st.History.By = actor(session, a.env.Getenv)
+	st.History.Command = a.name
 	if a.env.Getenv("MATRIXX_FAULT_STOP_AFTER_LOCK_CHECK") == "1" {
 		// Fault injection for the fencing tests (t/fault): the process
 		// stops itself (SIGSTOP) between each write's last lock check and
@@ -117,6 +121,21 @@ func (a *app) open(g *globals, w *writeFlags) (*env, error) {
 	}
 	a.opened = &env{root: root, cfg: cfg, store: st, before: newStoreState("task store", root, st.Dir), integrity: ip}
 	return a.opened, nil
+}
+
+// actor is who this process's changes are recorded as in the history
+// (docs/history.md): the session (none for "no-session"), the host name
+// and the operating system's user ($USER, else $LOGNAME).
+func actor(session string, getenv func(string) string) history.Actor {
+	if session == project.NoSession {
+		session = ""
+	}
+	host, _ := os.Hostname()
+	user := getenv("USER")
+	if user == "" {
+		user = getenv("LOGNAME")
+	}
+	return history.Actor{Session: session, Host: host, User: user}
 }
 
 // checkSession refuses a session id (the threadID to stamp) that is not

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 )
@@ -80,6 +81,11 @@ func (r *Runner) project(ev *Event) (*proj, error) {
 		PluginSchema: cfg.Tasks.PluginSchema,
 	}
 	st.Lock.NoKernel = r.Env.Getenv("MATRIXX_NO_FLOCK") == "1"
+	st.History = history.Open(layout.Dir)
+	st.History.Command = "matrixx-hook"
+	st.History.By.Host, _ = os.Hostname()
+	st.History.By.User = r.Env.Getenv("USER")
+	st.History.Now = r.Now
 	if !r.off() && !cfg.HookDisabled(NameIntegrity) {
 		// The hooks' own store writes (lease renewals) are recorded like
 		// the binaries', so the integrity check never takes them for a

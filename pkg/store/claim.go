@@ -9,6 +9,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
@@ -74,6 +75,7 @@ func (s *Store) claimOne(req ClaimRequest, transact func(func(tx *txn) error) er
 		if err := tx.claimable(t, req.Owner, now, req.Skew); err != nil {
 			return err
 		}
+		tx.owner = req.Owner
 		out = t
 		return tx.takeClaim(t, mtime, req, now)
 	})
@@ -105,6 +107,7 @@ func (s *Store) claimNext(req ClaimRequest, transact func(func(tx *txn) error) e
 				if tx.claimable(t, req.Owner, now, req.Skew) != nil || !nextEligible(t, req.Owner, now.Add(-req.Skew)) {
 					continue
 				}
+				tx.owner = req.Owner
 				if err := tx.takeClaim(t, mtime, req, now); err != nil {
 					return false, err
 				}
@@ -245,6 +248,9 @@ func (tx *txn) takeClaim(t *task.Task, mtime time.Time, req ClaimRequest, now ti
 		session = ""
 	}
 	old := claim.Of(t)
+	if t.Status == task.InProgress && old != nil && old.Expired(now) && claim.Holder(t, old) != req.Owner {
+		tx.recordEvent(history.LeaseExpired, t, tx.seen[t.ID]) // observed by this takeover
+	}
 	c := &claim.Claim{Owner: req.Owner, Session: session, ClaimedAt: claim.Stamp(now)}
 	renewal := t.Status == task.InProgress && old != nil && old.Owner == req.Owner && old.Session == session && !old.Expired(now)
 	if renewal {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
@@ -77,9 +78,12 @@ func (s *Store) Cleanup(req *task.CleanupRequest, openItem OpenPlanItem) (*Clean
 			want := status[id]
 			path := filepath.Join(s.Dir, task.FileName(id))
 			undo, err := s.Record.Removing(path)
+			var gone *task.Task
+			var goneData []byte
 			if err == nil {
 				err = durable.RemoveIf(path, func(data []byte) bool {
 					t, err := task.DecodeRecord(data)
+					gone, goneData = t, data
 					return err == nil && t.ID == id && t.Status == want
 				})
 				if err != nil {
@@ -95,6 +99,9 @@ func (s *Store) Cleanup(req *task.CleanupRequest, openItem OpenPlanItem) (*Clean
 				continue
 			}
 			res.DeletedIDs = append(res.DeletedIDs, id)
+			if err == nil {
+				tx.recordEvent(history.Removed, gone, goneData)
+			}
 			if tx.recent != nil {
 				tx.recent.remove(id)
 			}

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
@@ -72,6 +73,9 @@ type Store struct {
 	// Record, when set, records every write and removal of a record in
 	// the integrity ledger under the lock (docs/integrity.md).
 	Record *integrity.Recorder
+	// History, when set, records every change this store makes to a
+	// record, under the lock and right after the write (docs/history.md).
+	History *history.Log
 }
 
 // Layout is where the resolved store lives.

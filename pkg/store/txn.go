@@ -8,6 +8,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
@@ -31,6 +32,13 @@ type txn struct {
 	// replaces the file only if it still holds them (fencing,
 	// docs/design.md "Fencing").
 	seen map[string][]byte
+
+	// owner is the owner the operation acts as, kind the history kind of
+	// its writes when not derived from the change, undoes the event an
+	// undo reverts (history.go).
+	owner  string
+	kind   history.Kind
+	undoes string
 }
 
 // get reads one record under the lock (see readRec).
@@ -160,6 +168,10 @@ func (tx *txn) writeAt(t *task.Task, mtime time.Time) error {
 	// A record written without having been read in this transaction (a
 	// repair from a scan) is replaced as it is.
 	var expect *durable.Expect
+	prior, read := tx.seen[t.ID]
+	if !read && tx.s.History != nil {
+		prior, _ = os.ReadFile(path) // a repair from a scan: what it replaces, for the history
+	}
 	if old, ok := tx.seen[t.ID]; ok && old == nil {
 		expect = &durable.Expect{Absent: true}
 	} else if ok {
@@ -195,6 +207,7 @@ func (tx *txn) writeAt(t *task.Task, mtime time.Time) error {
 		tx.recent.changed = true // entries keep their mtimes; re-stamp the directory's
 	}
 	tx.remember(t.ID, data) // a second write in the same transaction replaces this one
+	tx.recordHistory(t, prior, data, !mtime.IsZero())
 	return nil
 }
 

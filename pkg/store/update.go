@@ -69,6 +69,9 @@ func (s *Store) Update(req *task.UpdateRequest) (*task.Task, bool, error) {
 			return err
 		}
 		prevStatus, prevOwner := t.Status, t.Owner
+		if req.Owner != nil {
+			tx.owner = *req.Owner
+		}
 		req.Apply(t)
 		updateClaim(t, prevStatus, prevOwner, req, s.Session, s.now())
 		if after, err := task.Encode(t); err == nil && bytes.Equal(before, after) && len(mirrors) == 0 {
