@@ -44,8 +44,10 @@ type program struct {
 	code    string   // inline code (-c, -e, …) or the script read on stdin
 	known   bool     // code is known (not a script file or module)
 	script  string   // the script file, when the code comes from one
+	module  string   // the module run (python -m NAME)
 	args    []string // the program's arguments (files for perl -n/-p, sys.argv, …)
 	inplace bool     // perl -i, ruby -i, gawk -i inplace: args are edited in place
+	loads   bool     // an option loads code from files (node -r, perl -I, lua -l, php -d)
 }
 
 // interp checks an interpreter run: in-place editing of its file
@@ -72,12 +74,26 @@ func (s *shell) interp(family, name string, args []string, in input) {
 		return
 	}
 	if family != "awk" {
-		// A store path handed to the program (an argument after its code,
-		// script or module, or an exported variable) is denied whatever
-		// the code looks like: the guard cannot tell what a program does
-		// with the paths it is given.
-		if s.interpArgs(name, p.args) || s.interpEnv(name) {
+		if s.magicArgs(name, p.args) {
 			return
+		}
+		// A store path handed to the program (an argument after its code,
+		// script or module, or an exported variable) is denied unless the
+		// guard can see that the program only reads: inline code with no
+		// write intent and nothing that hides code or writes its
+		// arguments in place (readingCode), or a module known to read
+		// (readingModule). A script file's code is not read, so a script
+		// handed a store path is denied whatever it does.
+		switch {
+		case p.known && !p.loads && readingCode(family, p.code) && !s.codeEnv():
+		case p.module != "" && s.readingModule(name, p.module, p.args):
+			if s.denied() {
+				return
+			}
+		default:
+			if s.interpArgs(name, p.args) || s.interpEnv(name) {
+				return
+			}
 		}
 	}
 	if p.known && s.stdinReopen(name, p.code, in) {
@@ -117,6 +133,124 @@ func (s *shell) interp(family, name string, args []string, in input) {
 	if st := s.cwdStore(); st != outside {
 		s.refuse(writeReason(via, st, s.cwd, ""), "bash:"+name)
 	}
+}
+
+// readingCode reports whether inline code only reads the paths it is
+// handed: no write intent (writeIntent), and none of what writes a
+// program's arguments without naming them or hides what the code does:
+// an in-place switch set from the code (Perl $^I, Ruby $-i, Python's
+// fileinput inplace=True), a shell-out by backticks or qx/%x, code built
+// and run at run time (eval, exec, decoded bytes, names looked up by
+// string), or a hard link made into a store.
+func readingCode(family, code string) bool {
+	if writeIntent(code, false) {
+		return false
+	}
+	low := strings.ToLower(code)
+	for _, w := range [...]string{
+		"$^i", "$-i", "inplace", "eval", "compile(", "__import__", "importlib", "getattr(",
+		"chr(", "pack(", "fromhex", "b64decode", "base64", "fromcharcode", "atob(", "buffer.from(",
+		"linksync", "link_to", "mkdtemp", "qx", "%x", "syscall", "ffi", "ctypes", "dlopen",
+	} {
+		if strings.Contains(low, w) {
+			return false
+		}
+	}
+	switch family {
+	case "perl", "ruby", "php":
+		if strings.ContainsRune(code, '`') {
+			return false // a shell-out
+		}
+	}
+	return true
+}
+
+// codeEnv reports whether the command puts in the environment of what it
+// runs a variable that makes an interpreter load code or switch modes
+// (PERL5OPT=-i, NODE_OPTIONS=--require, PYTHONPATH, RUBYOPT, LD_PRELOAD,
+// …): the code on the command line is then not all that runs.
+func (s *shell) codeEnv() bool {
+	codeVar := func(k string) bool {
+		u := strings.ToUpper(k)
+		for _, pre := range [...]string{"PERL", "RUBY", "NODE_", "PYTHON", "LD_", "DYLD_", "LUA_", "PHP", "BUN_", "DENO_", "BASH_ENV", "ENV"} {
+			if strings.HasPrefix(u, pre) {
+				return true
+			}
+		}
+		return false
+	}
+	for k := range s.e.exported {
+		if codeVar(k) {
+			return true
+		}
+	}
+	if s.e.allExport {
+		for k := range s.vars {
+			if codeVar(k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readingModule reports whether python -m module only reads the paths it
+// is handed, checking the ones it writes as writes. json.tool reads its
+// first file operand and writes its second (python -m json.tool IN OUT:
+// OUT is written, so a store path there is denied).
+func (s *shell) readingModule(name, module string, args []string) bool {
+	if module != "json.tool" {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			for _, b := range args[i+1:] {
+				if n++; n > 1 {
+					s.write(b, name+" -m json.tool", true)
+				}
+			}
+			return true
+		case len(a) > 1 && a[0] == '-':
+			// --indent N (or an abbreviation of it) takes a value.
+			if len(a) >= 4 && strings.HasPrefix("--indent", a) {
+				i++
+			}
+			continue
+		}
+		if n++; n > 1 {
+			s.write(a, name+" -m json.tool", true)
+		}
+	}
+	return true
+}
+
+// magicArgs denies a program argument that a two-argument open (Perl's
+// <> over its file arguments and open(F, $ARGV[0]), Ruby's Kernel#open)
+// takes as a mode or a command rather than a file name: '>FILE',
+// '>>FILE', '+<FILE', '|CMD' or 'CMD|', when it names .matrixx.
+func (s *shell) magicArgs(name string, args []string) bool {
+	for _, a := range args {
+		t := strings.TrimSpace(a)
+		if t == "" || !containsFold(t, "matrixx") {
+			continue
+		}
+		if t[0] != '>' && t[0] != '+' && t[0] != '|' && !strings.HasSuffix(t, "|") {
+			continue
+		}
+		target := strings.TrimSpace(strings.TrimLeft(t, ">+<|"))
+		if t[0] != '|' && !strings.HasSuffix(t, "|") {
+			s.globs()
+			if loc := s.e.locate(s.cwd, target, false); loc.st == outside {
+				continue
+			}
+		}
+		s.refuse(handedReason("Bash ("+name+", as an argument a two-argument open writes or runs)", s.e.classify(cleanPath(joinPath(s.cwd, slashes(target)))), a, ""), "bash:"+name+" argument")
+		return true
+	}
+	return false
 }
 
 // interpArgs denies an interpreter run whose program arguments name a
@@ -252,8 +386,8 @@ func parseProgram(family string, args []string, in input) program {
 					p.code, p.known, p.args = code, true, rest
 					return p
 				case 'm':
-					_, rest := optValue(a[j+1:], args[i+1:])
-					p.args = rest
+					mod, rest := optValue(a[j+1:], args[i+1:])
+					p.module, p.args = mod, rest
 					return p // a module
 				case 'W', 'X', 'Q':
 					if j+1 == len(a) {
@@ -282,7 +416,12 @@ func parseProgram(family string, args []string, in input) program {
 				p.code, p.known, p.args = val, true, args[i+1:]
 				return p
 			case (a == "-r" || a == "--require" || a == "--import" || a == "--loader" ||
-				a == "--experimental-loader" || a == "-C" || a == "--conditions"):
+				a == "--experimental-loader"):
+				p.loads = true
+				i++
+			case strings.HasPrefix(a, "--require=") || strings.HasPrefix(a, "--import=") || strings.HasPrefix(a, "--loader=") || strings.HasPrefix(a, "--experimental-loader="):
+				p.loads = true
+			case a == "-C" || a == "--conditions":
 				i++
 			case family == "bun" && (a == "run" || a == "x"):
 			case strings.HasPrefix(a, "-"):
@@ -357,6 +496,9 @@ func parseProgram(family string, args []string, in input) program {
 					j = len(a)
 				case family == "perl" && strings.IndexByte("IMmxdDCVF", c) >= 0,
 					family == "ruby" && strings.IndexByte("IrCEKxF", c) >= 0:
+					if c == 'I' || c == 'x' || c == 'd' {
+						p.loads = true // code from a directory, the file or a debugger module
+					}
 					if j+1 == len(a) && family == "ruby" && strings.IndexByte("IrCE", c) >= 0 {
 						i++
 					}
@@ -393,6 +535,7 @@ func parseProgram(family string, args []string, in input) program {
 				}
 				return p
 			case a == "-d" || a == "-c" || a == "-z":
+				p.loads = true // ini settings (auto_prepend_file), an ini file, an extension
 				i++
 			case a == "--":
 				return p
@@ -417,6 +560,7 @@ func parseProgram(family string, args []string, in input) program {
 			case strings.HasPrefix(a, "-e") && family == "lua":
 				codes = append(codes, a[2:])
 			case a == "-l" || a == "-L" || a == "--load" || a == "-p" || a == "-t":
+				p.loads = p.loads || a != "-p" && a != "-t"
 				i++
 			case a == "-":
 				return stdin(args[i+1:])
