@@ -64,7 +64,68 @@ func IsPathField(name string) bool {
 // message, description, prompt, query, pattern, command, title, subject,
 // comment, note, summary, and the endings IsPathField excludes).
 func LooseValue(name, value string) bool {
-	if len(value) > 4096 || !containsFold(value, "matrixx") || strings.ContainsAny(value, "\r\n") || !LooseField(name) {
+	return LooseField(name) && looseText(value)
+}
+
+// LoosePaths are the paths into .matrixx that the string value of a
+// field (a plain string or a string in a list) may name: the value
+// itself when LooseValue says so, and the part before the first ':' or
+// '=' of a "PATH:CONTENT" or "PATH=CONTENT" value (a list of
+// ".matrixx/tasks/T-1.json:{…}" entries names the files a tool writes)
+// when that part reads as a path into .matrixx. Nothing for a field
+// whose name says it holds content or words.
+func LoosePaths(name, value string) []string {
+	if !LooseField(name) || !containsFold(value, "matrixx") {
+		return nil
+	}
+	var out []string
+	if looseText(value) {
+		out = append(out, value)
+	}
+	if head := pathHead(value); head != "" && head != value && looseText(head) {
+		out = append(out, head)
+	}
+	return out
+}
+
+// LooseKey reports whether an object key of a tool's input reads as a
+// path into .matrixx: a map from file name to content ({"files":
+// {".matrixx/tasks/T-1.json": "…"}}) names the files it writes, whatever
+// the field holding it is called. The key of a "PATH:…" form counts by
+// its head (LoosePaths).
+func LooseKey(key string) []string {
+	if !containsFold(key, "matrixx") {
+		return nil
+	}
+	var out []string
+	if looseText(key) {
+		out = append(out, key)
+	}
+	if head := pathHead(key); head != "" && head != key && looseText(head) {
+		out = append(out, head)
+	}
+	return out
+}
+
+// pathHead is the part of v before its first ':' or '=' (past a "file:"
+// scheme and a drive letter "C:"), or "" when there is none.
+func pathHead(v string) string {
+	start := 0
+	if len(v) >= 5 && strings.EqualFold(v[:5], "file:") {
+		start = 5
+	} else if len(v) >= 3 && isLetter(v[0]) && v[1] == ':' && (v[2] == '/' || v[2] == '\\') {
+		start = 2
+	}
+	i := strings.IndexAny(v[start:], ":=")
+	if i < 0 {
+		return ""
+	}
+	return strings.TrimSpace(v[:start+i])
+}
+
+// looseText is LooseValue's test of the value alone.
+func looseText(value string) bool {
+	if len(value) > 4096 || !containsFold(value, "matrixx") || strings.ContainsAny(value, "\r\n") {
 		return false
 	}
 	if i := strings.Index(value, "://"); i > 0 && !strings.EqualFold(value[:i], "file") {

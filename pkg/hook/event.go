@@ -341,6 +341,11 @@ func (d *decoder) input(depth int, field string) error {
 			if err != nil {
 				return err
 			}
+			// A key that names a path into .matrixx (a map from file
+			// name to content) is a path of the call.
+			for _, p := range guard.LooseKey(name) {
+				d.addPath("key", p)
+			}
 			switch {
 			case depth == 0 && commandRank(name) > 0 && d.dec.PeekKind() == '"':
 				tok, err := d.dec.ReadToken()
@@ -378,8 +383,8 @@ func (d *decoder) input(depth int, field string) error {
 				if err != nil {
 					return err
 				}
-				if v := tok.String(); guard.LooseValue(name, v) {
-					d.addPath(name, v)
+				for _, p := range guard.LoosePaths(name, tok.String()) {
+					d.addPath(name, p)
 				}
 			default:
 				if k := d.dec.PeekKind(); k == '{' || k == '[' {
@@ -407,6 +412,18 @@ func (d *decoder) input(depth int, field string) error {
 			if k := d.dec.PeekKind(); k == '{' || k == '[' {
 				if err := d.input(depth+1, field); err != nil {
 					return err
+				}
+				continue
+			}
+			if d.dec.PeekKind() == '"' && guard.LooseField(field) {
+				// A string in a list ("PATH:CONTENT" entries, bare paths)
+				// is looked at like a string field.
+				tok, err := d.dec.ReadToken()
+				if err != nil {
+					return err
+				}
+				for _, p := range guard.LoosePaths(field, tok.String()) {
+					d.addPath(field, p)
 				}
 				continue
 			}
