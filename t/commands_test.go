@@ -21,7 +21,7 @@ type scriptCmd = func(ts *testscript.TestScript, neg bool, args []string)
 // plus those of each part (hook, plan, proof) from their own files.
 func commands() map[string]scriptCmd {
 	all := map[string]scriptCmd{}
-	for _, m := range []map[string]scriptCmd{coreCommands(), hookCommands(), planCommands(), proofCommands()} {
+	for _, m := range []map[string]scriptCmd{coreCommands(), hookCommands(), planCommands(), proofCommands(), boardCommands()} {
 		for k, v := range m {
 			all[k] = v
 		}

@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 		"task-doctor":  recorded("task-doctor", cli.TaskDoctor),
 		"plan":         recorded("plan", cli.Plan),
 		"task-sync":    recorded("task-sync", cli.TaskSync),
+		"task-feed":    recorded("task-feed", cli.TaskFeed),
 		"matrixx-hook": recorded("matrixx-hook", cli.MatrixxHook),
 		"matrixx":      recorded("matrixx", porcelain.Main),
 		// sockwrap gives a command a socket stdin that never closes

@@ -77,6 +77,8 @@ type model struct {
 	Plan       planCmd       `cmd:"" help:"One plan's numbered items, their tasks and progress."`
 	Doctor     doctorCmd     `cmd:"" help:"Check the store (task-doctor): broken dependencies, cycles, expired claims."`
 	Sync       syncCmd       `cmd:"" help:"Share the store through git (task-sync): fetch, merge, push."`
+	Board      boardCmd      `cmd:"" help:"A live web page of the tasks on 127.0.0.1: columns, graph, plans, actions."`
+	Watch      watchCmd      `cmd:"" help:"Follow the store's changes as they happen; run a command per event."`
 	Completion completionCmd `cmd:"" help:"Print the shell completion script for every binary (bash, zsh, fish)."`
 	Complete   completeCmd   `cmd:"" name:"__complete" hidden:"" help:"Print completions (used by the scripts)."`
 }

@@ -18,7 +18,10 @@ import (
 // has) writes nothing, so the file's mtime, which the Stop hook counts as
 // progress, stays as it was (S14); changed reports whether it wrote.
 // With req.Expect the update is a compare-and-swap: precondition_failed
-// when the task no longer has the expected status/owner. Ids in
+// when the task no longer has the expected status/owner. req.If is a
+// precondition checked on the record as re-read under the lock, before
+// anything else: when it reports false nothing is written and changed is
+// false. Ids in
 // addBlockedBy and addBlocks must name existing tasks (task_not_found
 // naming the id); the other end of each new edge gets its mirror (blocks
 // for blockedBy and back) in the same transaction. Status in_progress
@@ -42,6 +45,15 @@ func (s *Store) Update(req *task.UpdateRequest) (*task.Task, bool, error) {
 		}
 		if err := req.Expect.Check(t); err != nil {
 			return err
+		}
+		if req.If != nil && !req.If(t) {
+			// The caller's precondition does not hold: nothing is
+			// written, not even the mirrors of new edges.
+			if tx.recent != nil {
+				tx.recent.changed = true
+			}
+			out = t
+			return nil
 		}
 		if err := claimGuard(t, req, s.Session, s.now()); err != nil {
 			return err

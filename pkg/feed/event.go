@@ -1,0 +1,244 @@
+// Package feed is the store's change feed: what happened to which task,
+// as events in order, each with a cursor. A Watcher notices changes on
+// disk (any writer: our binaries, agents' hooks, task-sync bringing
+// another machine's work, a person with an editor); Events turns each
+// change into events (created, updated with the fields changed, claimed,
+// completed, deleted, outside the toolkit), and the derived ones that
+// depend on other tasks (ready, blocked) or on the clock (lease_expired).
+// task-feed prints them as JSON Lines, matrixx watch for people, and the
+// board (pkg/board) is fed by the same stream. docs/board.md is the guide.
+package feed
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// Kind is what an event says happened.
+type Kind string
+
+const (
+	// Created: a task file appeared.
+	Created Kind = "created"
+	// Updated: fields changed (Fields names them) and no other kind says
+	// more.
+	Updated Kind = "updated"
+	// Claimed: the task became in_progress, or its in_progress owner
+	// changed (a takeover).
+	Claimed Kind = "claimed"
+	// LeaseExpired: an in_progress task's claim lease ended (no file
+	// changes: the clock passed metadata.claim.expiresAt).
+	LeaseExpired Kind = "lease_expired"
+	// Completed: the status became completed.
+	Completed Kind = "completed"
+	// Deleted: the status became deleted, or the file went away
+	// (Removed).
+	Deleted Kind = "deleted"
+	// Outside: fields changed by something other than the toolkit (the
+	// integrity ledger does not know the new content). Every event of such
+	// a change carries outside:true; this kind is the one for changes that
+	// are neither created, claimed, completed nor deleted.
+	Outside Kind = "outside"
+	// Ready: a pending task now has every blocker completed (its own
+	// change or a blocker's).
+	Ready Kind = "ready"
+	// Blocked: a pending task now waits for a blocker that is not
+	// completed.
+	Blocked Kind = "blocked"
+	// Unreadable: a task file became something that is not a valid record
+	// (task-doctor says more).
+	Unreadable Kind = "unreadable"
+)
+
+// Kinds lists every kind, in the order the documentation gives them.
+var Kinds = []Kind{Created, Updated, Claimed, LeaseExpired, Completed, Deleted, Outside, Ready, Blocked, Unreadable}
+
+// Event is one line of the feed.
+type Event struct {
+	// Cursor names the position right after this event: giving it to
+	// --since resumes after it.
+	Cursor string `json:"cursor"`
+	Kind   Kind   `json:"kind"`
+	ID     string `json:"id"`
+	// Subject, Status and Owner are the task's after the change (before
+	// it, for a removed file).
+	Subject string      `json:"subject,omitempty"`
+	Status  task.Status `json:"status,omitempty"`
+	Owner   string      `json:"owner,omitempty"`
+	// Was is the status before the change, when it changed.
+	Was task.Status `json:"was,omitempty"`
+	// Fields are the fields that changed, as their JSON names
+	// ("subject", "blockedBy", "metadata.labels", ...).
+	Fields []string `json:"fields,omitempty"`
+	// BlockedBy lists the blockers that are not completed (blocked).
+	BlockedBy []string `json:"blockedBy,omitempty"`
+	// Removed says the task's file went away.
+	Removed bool `json:"removed,omitzero"`
+	// Outside says the change was not made by the toolkit.
+	Outside bool `json:"outside,omitzero"`
+	// At is when the change was seen (UTC, RFC 3339 with milliseconds).
+	At string `json:"at"`
+	// Problem is why the file is unreadable (unreadable).
+	Problem string `json:"problem,omitempty"`
+}
+
+// ParseKinds parses a comma-separated list of kinds ("completed,blocked").
+func ParseKinds(s string) ([]Kind, error) {
+	var out []Kind
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		k := Kind(strings.ReplaceAll(p, "-", "_"))
+		if !slices.Contains(Kinds, k) {
+			names := make([]string, len(Kinds))
+			for i, k := range Kinds {
+				names[i] = string(k)
+			}
+			return nil, errcode.New(errcode.InvalidArguments, "%q is not an event kind (one of %s)", p, strings.Join(names, ", "))
+		}
+		out = append(out, k)
+	}
+	if len(out) == 0 {
+		return nil, errcode.New(errcode.InvalidArguments, "no event kind given")
+	}
+	return out, nil
+}
+
+// Matches reports whether ev is of one of kinds; "outside" matches every
+// event of a change made outside the toolkit.
+func Matches(ev *Event, kinds []Kind) bool {
+	if len(kinds) == 0 {
+		return true
+	}
+	for _, k := range kinds {
+		if k == ev.Kind || (k == Outside && ev.Outside) {
+			return true
+		}
+	}
+	return false
+}
+
+// changeEvent is the event one file change amounts to (no cursor or time
+// yet). ok is false for a change nobody needs to hear about (only a lease
+// renewal of the same holder).
+func changeEvent(c Change) (Event, bool) {
+	switch {
+	case c.New == nil && c.Problem != "":
+		return Event{Kind: Unreadable, ID: c.Old.ID, Subject: c.Old.Subject, Problem: c.Problem, Outside: c.Outside}, true
+	case c.New == nil:
+		t := c.Old
+		return Event{Kind: Deleted, ID: t.ID, Subject: t.Subject, Status: t.Status, Owner: t.Owner, Removed: true, Outside: c.Outside}, true
+	case c.Old == nil:
+		t := c.New
+		return Event{Kind: Created, ID: t.ID, Subject: t.Subject, Status: t.Status, Owner: t.Owner, Outside: c.Outside}, true
+	}
+	o, n := c.Old, c.New
+	fields := Fields(o, n)
+	ev := Event{ID: n.ID, Subject: n.Subject, Status: n.Status, Owner: n.Owner, Fields: fields, Outside: c.Outside}
+	if o.Status != n.Status {
+		ev.Was = o.Status
+	}
+	switch {
+	case o.Status != n.Status && n.Status == task.Completed:
+		ev.Kind = Completed
+	case o.Status != n.Status && n.Status == task.Deleted:
+		ev.Kind = Deleted
+	case n.Status == task.InProgress && (o.Status != task.InProgress || o.Owner != n.Owner):
+		ev.Kind = Claimed
+	case c.Outside:
+		ev.Kind = Outside
+	default:
+		if len(fields) == 1 && fields[0] == "metadata."+claim.Key && n.Status == task.InProgress {
+			return ev, false // a renewal of the holder's lease
+		}
+		ev.Kind = Updated
+	}
+	if len(fields) == 0 && ev.Kind == Updated {
+		return ev, false
+	}
+	return ev, true
+}
+
+// Fields names the fields that differ between two versions of a record,
+// in the record's order; metadata is compared key by key
+// ("metadata.labels").
+func Fields(o, n *task.Task) []string {
+	var out []string
+	add := func(name string, differ bool) {
+		if differ {
+			out = append(out, name)
+		}
+	}
+	add("subject", o.Subject != n.Subject)
+	add("description", o.Description != n.Description)
+	add("status", o.Status != n.Status)
+	add("activeForm", o.ActiveForm != n.ActiveForm)
+	add("blocks", !slices.Equal(o.Blocks, n.Blocks))
+	add("blockedBy", !slices.Equal(o.BlockedBy, n.BlockedBy))
+	add("owner", o.Owner != n.Owner)
+	add("priority", o.Priority != n.Priority)
+	var keys []string
+	for k, v := range n.Metadata {
+		if ov, ok := o.Metadata[k]; !ok || string(ov) != string(v) {
+			keys = append(keys, k)
+		}
+	}
+	for k := range o.Metadata {
+		if _, ok := n.Metadata[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		out = append(out, "metadata."+k)
+	}
+	add("repoURL", o.RepoURL != n.RepoURL)
+	add("parentID", o.ParentID != n.ParentID)
+	add("threadID", o.ThreadID != n.ThreadID)
+	add("projectRoot", o.ProjectRoot != n.ProjectRoot)
+	return out
+}
+
+// Line is ev for people: one line, without the cursor.
+func Line(ev *Event, handle func(id string) string) string {
+	var b strings.Builder
+	b.WriteString(ev.At)
+	if len(ev.At) >= 19 {
+		b.Reset()
+		b.WriteString(ev.At[11:19])
+	}
+	fmt.Fprintf(&b, "  %-13s %s %q", ev.Kind, handle(ev.ID), ev.Subject)
+	switch ev.Kind {
+	case Claimed:
+		fmt.Fprintf(&b, " by %s", ev.Owner)
+	case LeaseExpired:
+		if ev.Owner != "" {
+			fmt.Fprintf(&b, " (held by %s)", ev.Owner)
+		}
+	case Updated, Outside:
+		fmt.Fprintf(&b, " (%s)", strings.Join(ev.Fields, ", "))
+	case Blocked:
+		hs := make([]string, len(ev.BlockedBy))
+		for i, id := range ev.BlockedBy {
+			hs[i] = handle(id)
+		}
+		fmt.Fprintf(&b, " waits for %s", strings.Join(hs, ", "))
+	case Unreadable:
+		fmt.Fprintf(&b, ": %s", ev.Problem)
+	case Deleted:
+		if ev.Removed {
+			b.WriteString(" (file removed)")
+		}
+	}
+	if ev.Outside && ev.Kind != Outside {
+		b.WriteString(" [outside the toolkit]")
+	}
+	return b.String()
+}

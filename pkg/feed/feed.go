@@ -1,0 +1,281 @@
+package feed
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// State is where a task stands on the board.
+type State string
+
+const (
+	StateReady   State = "ready"       // pending, every blocker completed
+	StateBlocked State = "blocked"     // pending, waits for a blocker
+	StateWorking State = "in_progress" // in_progress
+	StateDone    State = "completed"   // completed
+	StateDeleted State = "deleted"     // deleted
+)
+
+// Class is a task's state and what it waits for.
+type Class struct {
+	State State
+	// Waits are the blockers that are not completed (blocked only),
+	// missing ones included.
+	Waits []string
+}
+
+// Classify gives every task its state in O(tasks + edges).
+func Classify(tasks map[string]*task.Task) map[string]Class {
+	out := make(map[string]Class, len(tasks))
+	for id, t := range tasks {
+		out[id] = ClassOf(t, tasks)
+	}
+	return out
+}
+
+// ClassOf is one task's Class given every task.
+func ClassOf(t *task.Task, tasks map[string]*task.Task) Class {
+	switch t.Status {
+	case task.InProgress:
+		return Class{State: StateWorking}
+	case task.Completed:
+		return Class{State: StateDone}
+	case task.Deleted:
+		return Class{State: StateDeleted}
+	}
+	var waits []string
+	for _, b := range t.BlockedBy {
+		if bt := tasks[b]; bt == nil || bt.Status != task.Completed {
+			waits = append(waits, b)
+		}
+	}
+	if len(waits) > 0 {
+		return Class{State: StateBlocked, Waits: waits}
+	}
+	return Class{State: StateReady}
+}
+
+// Feed turns a Watcher's changes into events with cursors. Step runs one
+// tick; Run ticks until the context ends.
+type Feed struct {
+	W *Watcher
+	// Poll is the tick (default 200ms).
+	Poll time.Duration
+
+	started bool
+	epoch   int64
+	seq     uint64
+	tasks   map[string]*task.Task
+	classes map[string]Class
+	leases  map[string]time.Time // in_progress tasks' lease ends, not yet reported
+}
+
+// Cursor formats a live cursor: the feed's start (Unix ms) and the event's
+// number.
+func (f *Feed) cursor() string {
+	f.seq++
+	return fmt.Sprintf("live-%d-%d", f.epoch, f.seq)
+}
+
+// Tasks are the records as of the last step, by id.
+func (f *Feed) Tasks() map[string]*task.Task { return f.tasks }
+
+// Classes are the tasks' states as of the last step.
+func (f *Feed) Classes() map[string]Class { return f.classes }
+
+// Step sweeps the store when it is due and returns the events of what
+// changed, and the changes themselves (the board applies them). The first
+// step reads the store and reports nothing.
+func (f *Feed) Step(now time.Time) ([]Event, []Change, error) {
+	if !f.started {
+		if _, err := f.W.Sweep(now); err != nil {
+			return nil, nil, err
+		}
+		f.started, f.epoch = true, now.UnixMilli()
+		f.tasks = f.W.Tasks()
+		f.classes = Classify(f.tasks)
+		f.leases = map[string]time.Time{}
+		for id, t := range f.tasks {
+			if end, ok := leaseEnd(t); ok && end.After(now) {
+				f.leases[id] = end
+			}
+		}
+		return nil, nil, nil
+	}
+	var evs []Event
+	var changes []Change
+	if f.W.Due(now) {
+		var err error
+		changes, err = f.W.Sweep(now)
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	at := now.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	if len(changes) > 0 {
+		f.tasks = f.W.Tasks()
+		for _, c := range changes {
+			ev, ok := changeEvent(c)
+			id := ev.ID
+			if c.New != nil {
+				if end, ok := leaseEnd(c.New); ok && end.After(now) {
+					f.leases[id] = end
+				} else {
+					delete(f.leases, id)
+				}
+			} else if c.Old != nil {
+				delete(f.leases, c.Old.ID)
+			}
+			if ok {
+				ev.At = at
+				evs = append(evs, ev)
+			}
+		}
+		classes := Classify(f.tasks)
+		// ready and blocked: transitions of any task, in id order.
+		var ids []string
+		for id, c := range classes {
+			if p, ok := f.classes[id]; !ok || p.State != c.State || (c.State == StateBlocked && !slices.Equal(p.Waits, c.Waits)) {
+				ids = append(ids, id)
+			}
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			c := classes[id]
+			p, had := f.classes[id]
+			t := f.tasks[id]
+			switch {
+			case c.State == StateReady && had:
+				// A new task that is ready says so by created.
+				evs = append(evs, Event{Kind: Ready, ID: id, Subject: t.Subject, Status: t.Status, Owner: t.Owner, At: at})
+			case c.State == StateBlocked && (!had || p.State != StateBlocked):
+				evs = append(evs, Event{Kind: Blocked, ID: id, Subject: t.Subject, Status: t.Status, Owner: t.Owner, BlockedBy: c.Waits, At: at})
+			}
+		}
+		f.classes = classes
+	}
+	for id, end := range f.leases {
+		if !now.Before(end) {
+			delete(f.leases, id)
+			if t := f.tasks[id]; t != nil && t.Status == task.InProgress {
+				evs = append(evs, Event{Kind: LeaseExpired, ID: id, Subject: t.Subject, Status: t.Status, Owner: t.Owner, At: at})
+			}
+		}
+	}
+	slices.SortStableFunc(evs, func(a, b Event) int { return order(a) - order(b) })
+	for i := range evs {
+		evs[i].Cursor = f.cursor()
+	}
+	return evs, changes, nil
+}
+
+// order puts a step's own changes before what they caused elsewhere.
+func order(e Event) int {
+	switch e.Kind {
+	case Ready, Blocked, LeaseExpired:
+		return 1
+	}
+	return 0
+}
+
+// leaseEnd is an in_progress task's claim expiry.
+func leaseEnd(t *task.Task) (time.Time, bool) {
+	if t.Status != task.InProgress {
+		return time.Time{}, false
+	}
+	if _, ok := t.Metadata[claim.Key]; !ok {
+		return time.Time{}, false
+	}
+	c := claim.Of(t)
+	if c == nil {
+		return time.Time{}, false
+	}
+	return c.Expiry()
+}
+
+// Run steps every Poll until ctx ends, calling emit with each step's
+// events and changes (only steps that have some).
+// tick, when set, is called after every step.
+func (f *Feed) Run(ctx context.Context, emit func([]Event, []Change) error, tick func()) error {
+	poll := f.Poll
+	if poll <= 0 {
+		poll = 200 * time.Millisecond
+	}
+	ticker := time.NewTicker(poll)
+	defer ticker.Stop()
+	for {
+		evs, chs, err := f.Step(time.Now())
+		if err != nil {
+			return err
+		}
+		if len(evs) > 0 || len(chs) > 0 {
+			if err := emit(evs, chs); err != nil {
+				return err
+			}
+		}
+		if tick != nil {
+			tick()
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+		}
+	}
+}
+
+// New is the feed of st's task directory, with outside-the-toolkit
+// detection when st records its writes in an integrity ledger.
+func New(st *store.Store) *Feed {
+	w := &Watcher{Dir: st.Dir}
+	if st.Record != nil {
+		w.Ledger = st.Record.Ledger
+	}
+	return &Feed{W: w}
+}
+
+// Options tune Follow.
+type Options struct {
+	// Since resumes after this cursor ("" starts now).
+	Since string
+	// Kinds keeps only these kinds (Matches); empty keeps all.
+	Kinds []Kind
+	// Poll is the tick (default 200ms).
+	Poll time.Duration
+	// Started, when set, is called once the store has been read: every
+	// change after it is reported.
+	Started func()
+}
+
+// Follow streams f's events to emit until ctx ends or emit fails.
+func (f *Feed) Follow(ctx context.Context, opt Options, emit func(*Event) error) error {
+	if opt.Since != "" {
+		return errcode.New(errcode.InvalidArguments, "--since %s: resuming needs the task history, which this version does not keep yet (follow from now without --since)", opt.Since)
+	}
+	if opt.Poll > 0 {
+		f.Poll = opt.Poll
+	}
+	started := false
+	return f.Run(ctx, func(evs []Event, _ []Change) error {
+		for i := range evs {
+			if Matches(&evs[i], opt.Kinds) {
+				if err := emit(&evs[i]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}, func() {
+		if !started && opt.Started != nil {
+			started = true
+			opt.Started()
+		}
+	})
+}
