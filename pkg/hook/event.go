@@ -20,6 +20,7 @@ const (
 	Stop               = "Stop"
 	SubagentStop       = "SubagentStop"
 	SessionStart       = "SessionStart"
+	SessionEnd         = "SessionEnd"
 )
 
 // Event is the part of one host event the hooks use. Decoding keeps only

@@ -15,6 +15,7 @@ import (
 // start of the call for the integrity check.
 func (r *Runner) guardAndMark(ev *Event, sc *scan) any {
 	a := r.preToolUseAll(ev, sc)
+	r.beforeCall(ev)
 	if _, deny := a.(preToolUseAnswer); !deny {
 		r.markCall(ev) // allowed (a Gemini session stamp is an allowed call too)
 	}

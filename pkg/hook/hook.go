@@ -12,7 +12,8 @@
 //	  for a PostToolUse: renewal of the session's claim leases when due (lease.go), and for Bash
 //	  running task-create/task-update, or mcp__*__task_create/task_update → task-notepad-writer (pkg/notepad)
 //	Stop, SubagentStop → task-integrity-check, then task-continuation-enforcer (pkg/enforce)
-//	SessionStart → task-session-start
+//	SessionStart → task-integrity-check (adopts what changed while no session was live), then task-session-start
+//	SessionEnd → task-integrity-check (the session's last check; its live span ends)
 //	anything else → no output
 //
 // Every hook decides what its own failure means: the guard fails closed only
@@ -187,6 +188,8 @@ func (r *Runner) route(mode Mode, ev *Event, sc *scan) handler {
 		return handler{name: NameContinuation, run: r.stop}
 	case SessionStart:
 		return handler{name: NameSessionStart, run: r.sessionStart}
+	case SessionEnd:
+		return handler{name: NameIntegrity, run: r.sessionEnd}
 	}
 	return handler{name: "dispatch"}
 }

@@ -2,6 +2,8 @@ package hook
 
 import (
 	"fmt"
+	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -47,34 +49,163 @@ func (r *Runner) markCall(ev *Event) {
 	}
 }
 
+// phase is when a check runs.
+type phase int
+
+const (
+	atSessionStart phase = iota // SessionStart: adopts what changed while no session was live
+	beforeCall                  // PreToolUse: only records the session's event (and a baseline)
+	afterCall                   // PostToolUse, PostToolUseFailure
+	atStop                      // Stop, SubagentStop
+	atSessionEnd                // SessionEnd: the last check of the session
+)
+
 // checkOutcome is what one check of every area found.
 type checkOutcome struct {
-	// Agent are the changes made during the agent's tool call (restored,
-	// quarantined or lost).
+	// Agent are the changes made during a live agent session (restored,
+	// quarantined, lost or kept and reported).
 	Agent []integrity.Change
-	// Adopted are the changes made outside tool calls (recorded as good).
+	// Adopted are the changes made while no session was live (recorded as
+	// good).
 	Adopted []integrity.Change
+	// Unchecked names the areas that could not be checked, with why.
+	Unchecked []string
 	// incomplete is set when an area could not be checked.
 	incomplete bool
+	// post is set after a tool call (the report speaks of the call).
+	post bool
 }
 
-// otherTaskTool reports whether a tool is the task tool of another
-// implementation sharing the store (an MCP task_create/task_update/…):
-// the valid records it writes are adopted.
-func otherTaskTool(tool string) bool {
-	if !strings.HasPrefix(tool, "mcp__") {
+// ourServer reports whether an MCP tool is one of our own server's
+// (matrixx-mcp registered as "matrixx", or through the matrixx Claude Code
+// plugin as "plugin_matrixx_matrixx"): its writes are recorded like the
+// binaries'.
+func ourServer(tool string) bool {
+	rest, ok := strings.CutPrefix(tool, "mcp__")
+	if !ok {
 		return false
 	}
-	name := tool[strings.LastIndex(tool, "__")+2:]
-	return strings.HasPrefix(name, "task_") || strings.HasPrefix(name, "task-")
+	server, _, _ := strings.Cut(rest, "__")
+	return strings.EqualFold(server, "matrixx") || strings.EqualFold(server, "plugin_matrixx_matrixx")
 }
 
-// integrityCheck checks the config files, then (unless disabled) the task
-// store, the plans and the hooks' state. After a tool call (post) the
-// window is the call's: from its marker, or everything when the marker is
-// missing; at a stop, the open tool calls' (none: every change is adopted).
-func (r *Runner) integrityCheck(ev *Event, post bool) *checkOutcome {
-	out := &checkOutcome{}
+// otherTaskTool reports whether a tool is a task-writing tool of another
+// implementation sharing the store (an MCP tool mcp__<server>__task_create,
+// task_update, task_delete or task_cleanup of a server that is not ours):
+// the valid records it writes during its own call are adopted. Reading
+// tools (task_list, task_get) and our own server's tools open nothing.
+func otherTaskTool(tool string) bool {
+	if !strings.HasPrefix(tool, "mcp__") || ourServer(tool) {
+		return false
+	}
+	name := strings.ReplaceAll(strings.ToLower(tool[strings.LastIndex(tool, "__")+2:]), "-", "_")
+	switch name {
+	case "task_create", "task_update", "task_delete", "task_cleanup":
+		return true
+	}
+	return false
+}
+
+// sessionEvent records the event in the session's live spans and returns
+// them (docs/integrity.md, "Live sessions").
+func (r *Runner) sessionEvent(ev *Event, home, root string, ph phase) []integrity.Span {
+	s := integrity.SessionsOf(home, root)
+	kind := integrity.EventDuring
+	switch ph {
+	case atSessionStart:
+		kind = integrity.EventStart
+	case atSessionEnd:
+		kind = integrity.EventEnd
+	}
+	known, err := s.Touch(ev.SessionID, r.Now(), kind)
+	if err != nil {
+		r.log.Printf(NameIntegrity, "cannot record the session's event (%v): every change counts as the agent's", err)
+		return []integrity.Span{{From: math.MinInt64, To: math.MaxInt64}}
+	}
+	if !known && kind != integrity.EventStart {
+		r.log.Printf(NameIntegrity, "no record of session %s before this %s (no SessionStart, or the record was removed): the session counts as live since before every change", ev.SessionID, ev.Name)
+	}
+	return s.Spans(r.Now())
+}
+
+// homeLink moves an integrity home that is a symbolic link aside (the
+// ledgers must not live where a link points) and reports it.
+func homeLink(home string, now time.Time) *integrity.Change {
+	fi, err := os.Lstat(home)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return nil
+	}
+	aside := fmt.Sprintf("%s.link-%s", home, now.UTC().Format("20060102T150405.000000000"))
+	ch := &integrity.Change{Area: "ledger", File: home, What: integrity.WhatOdd, Action: integrity.ActQuarantined, Quarantine: aside,
+		Error: "the integrity home was a symbolic link; it was moved aside and the ledgers start over (nothing could be compared)"}
+	if err := os.Rename(home, aside); err != nil {
+		ch.Action, ch.Quarantine, ch.Error = integrity.ActKept, "", "the integrity home is a symbolic link and could not be moved aside: "+err.Error()
+	}
+	return ch
+}
+
+// beforeCall records a PreToolUse in the session's live spans; for a
+// session whose start was not seen it also takes the baseline.
+func (r *Runner) beforeCall(ev *Event) {
+	if r.off() {
+		return
+	}
+	root, err := r.root(ev)
+	if err != nil {
+		return
+	}
+	known, err := integrity.SessionsOf(r.integrityHome(root), root).Touch(ev.SessionID, r.Now(), integrity.EventDuring)
+	if err != nil {
+		r.log.Printf(NameIntegrity, "cannot record the session's event: %v", err)
+	}
+	if !known || err != nil {
+		r.baseline(ev)
+	}
+}
+
+// baseline records the areas that have no ledger yet as they are, before
+// the first tool call of a session whose start was not seen, so the check
+// after the call compares instead of adopting.
+func (r *Runner) baseline(ev *Event) {
+	if r.off() {
+		return
+	}
+	root, err := r.root(ev)
+	if err != nil {
+		return
+	}
+	home := r.integrityHome(root)
+	ip := integrity.NewProject(root, "", r.openCodeDir(), home)
+	c := r.checker(ip)
+	areas := []*integrity.Area{ip.Config()}
+	if p, _ := r.project(ev); p != nil && !p.cfg.HookDisabled(NameIntegrity) {
+		ip.StoreDir = p.store.Dir
+		areas = append(areas, ip.Tasks(), ip.Plans(), ip.State())
+	}
+	for _, a := range areas {
+		if ok, err := c.Baseline(a); err != nil {
+			r.log.Printf(NameIntegrity, "%s: no baseline: %v", a.Name, err)
+		} else if ok {
+			r.log.Printf(NameIntegrity, "%s: first record, taken before the tool call", a.Name)
+		}
+	}
+}
+
+func (r *Runner) checker(ip *integrity.Project) *integrity.Checker {
+	c := &integrity.Checker{Quarantine: ip.Quarantine(), Fallback: ip.Fallback(), Now: r.Now}
+	c.Lock.NoKernel = r.Env.Getenv("MATRIXX_NO_FLOCK") == "1"
+	c.Lock.Timeout = 3 * lock.DefaultTimeout / 10
+	return c
+}
+
+// integrityCheck checks the project's directories, the config files, then
+// (unless disabled) the task store, the plans and the hooks' state. A
+// change made while an agent session was live (its live spans, or the
+// tool call's window) is put back; one made while no session was live is
+// adopted and reported once. After a tool call (afterCall) the call's
+// window starts at its marker (none: every change counts as the agent's).
+func (r *Runner) integrityCheck(ev *Event, ph phase) *checkOutcome {
+	out := &checkOutcome{post: ph == afterCall}
 	if r.off() {
 		return out
 	}
@@ -84,10 +215,15 @@ func (r *Runner) integrityCheck(ev *Event, post bool) *checkOutcome {
 		return out
 	}
 	home := r.integrityHome(root)
+	if ch := homeLink(home, r.Now()); ch != nil {
+		r.log.Printf(NameIntegrity, "%s: %s", ch.File, ch.Error)
+		out.Agent = append(out.Agent, *ch)
+	}
 	calls := integrity.CallsOf(home, root)
-	var w integrity.Window
+	w := integrity.Window{Live: r.sessionEvent(ev, home, root, ph)}
 	first, open := calls.Earliest(ev.SessionID, r.Now())
-	if post {
+	switch {
+	case ph == afterCall:
 		start, ok := calls.Start(ev.SessionID, ev.ToolUseID)
 		defer func() {
 			// An area that could not be checked (its lock busy) keeps the
@@ -106,18 +242,22 @@ func (r *Runner) integrityCheck(ev *Event, post bool) *checkOutcome {
 			w.Start = start
 		}
 		w.AdoptValid = otherTaskTool(ev.Tool)
-	} else if open > 0 {
+	case open > 0:
 		w.Start = first
-	} else {
+	default:
 		w.None = true
 	}
 	ip := integrity.NewProject(root, "", r.openCodeDir(), home)
-	c := &integrity.Checker{Quarantine: ip.Quarantine(), Fallback: ip.Fallback(), Now: r.Now}
-	c.Lock.NoKernel = r.Env.Getenv("MATRIXX_NO_FLOCK") == "1"
-	c.Lock.Timeout = 3 * lock.DefaultTimeout / 10
-	// The config first: a call that switched the check off in the config
+	c := r.checker(ip)
+	// The directories first: a .matrixx replaced by a link or a file, or
+	// made unreadable, is put right before anything is read through it.
+	for _, ch := range c.Dirs(root) {
+		r.log.Printf(NameIntegrity, "%s: %s, %s %s %s", ch.File, ch.What, ch.Action, ch.Quarantine, ch.Error)
+		out.Agent = append(out.Agent, ch)
+	}
+	// The config next: a call that switched the check off in the config
 	// is undone before the config is read.
-	r.checkArea(c, ip.Config(), w, out)
+	r.checkArea(c, ip.Config(), w, ph, out)
 	p, err := r.project(ev)
 	if p == nil {
 		r.log.Printf(NameIntegrity, "no project: %v", err)
@@ -129,26 +269,33 @@ func (r *Runner) integrityCheck(ev *Event, post bool) *checkOutcome {
 	}
 	ip.StoreDir = p.store.Dir
 	for _, a := range []*integrity.Area{ip.Tasks(), ip.Plans(), ip.State()} {
-		r.checkArea(c, a, w, out)
+		r.checkArea(c, a, w, ph, out)
 	}
 	return out
 }
 
-func (r *Runner) checkArea(c *integrity.Checker, a *integrity.Area, w integrity.Window, out *checkOutcome) {
+func (r *Runner) checkArea(c *integrity.Checker, a *integrity.Area, w integrity.Window, ph phase, out *checkOutcome) {
 	res, err := c.Check(a, w)
 	if err != nil {
 		r.log.Printf(NameIntegrity, "%s: not checked: %v", a.Name, err)
 		out.incomplete = true
+		out.Unchecked = append(out.Unchecked, fmt.Sprintf("%s (%s)", a.Name, shorten(err.Error(), 200)))
 	}
 	if res == nil {
 		return
 	}
 	if res.FirstRun {
 		r.log.Printf(NameIntegrity, "%s: first check, %d file(s) recorded as they are", a.Name, res.Checked)
+		if ph != atSessionStart && res.Checked > 0 {
+			// The ledger was there before the session's first tool call
+			// (baseline): it went missing during the session.
+			out.Agent = append(out.Agent, integrity.Change{Area: a.Name, File: "(ledger)", What: "missing", Action: integrity.ActAdopted,
+				Error: "the integrity ledger was missing, so nothing could be compared or put back; the files were recorded as they are"})
+		}
 	}
 	for _, ch := range res.Changes {
 		r.log.Printf(NameIntegrity, "%s %s: %s, %s %s %s", ch.Area, ch.File, ch.What, ch.Action, ch.Quarantine, ch.Error)
-		if ch.Action == integrity.ActAdopted || res.FirstRun {
+		if ch.Action == integrity.ActAdopted && ch.Error == "" || res.FirstRun && ch.Error == "" {
 			out.Adopted = append(out.Adopted, ch)
 		} else {
 			out.Agent = append(out.Agent, ch)
@@ -167,20 +314,29 @@ var insteadOf = map[string]string{
 	"state":  "leave .matrixx/state to matrixx-hook",
 }
 
-// agentLine is the one line that tells the agent what its last command
-// did and what to use instead.
+// agentLine is the one line that tells the agent what changed without
+// the binaries, what was done about it and what to use instead.
 func (o *checkOutcome) agentLine() string {
-	if len(o.Agent) == 0 {
+	if len(o.Agent) == 0 && len(o.Unchecked) == 0 {
 		return ""
 	}
-	var named []string
+	var named, notBack []string
 	areas := map[string]bool{}
 	quarantined := false
 	for i, ch := range o.Agent {
-		areas[ch.Area] = true
+		if insteadOf[ch.Area] != "" {
+			areas[ch.Area] = true
+		}
 		quarantined = quarantined || ch.Quarantine != ""
 		if i < maxNamed {
 			named = append(named, fmt.Sprintf("%s %s %s", ch.Area, filepath.Base(ch.File), ch.What+" → "+ch.Action))
+		}
+		if (ch.Action != integrity.ActRestored && ch.Action != integrity.ActQuarantined || ch.Error != "") && len(notBack) < maxNamed {
+			why := ch.Error
+			if why == "" {
+				why = ch.Action
+			}
+			notBack = append(notBack, fmt.Sprintf("%s %s: %s", ch.Area, filepath.Base(ch.File), shorten(why, 200)))
 		}
 	}
 	if n := len(o.Agent) - maxNamed; n > 0 {
@@ -195,11 +351,34 @@ func (o *checkOutcome) agentLine() string {
 	for _, a := range keys {
 		use = append(use, insteadOf[a])
 	}
+	if len(use) == 0 {
+		use = append(use, "leave .matrixx and the integrity records in ~/.local/state/matrixx to the binaries")
+	}
 	where := ""
 	if quarantined {
-		where = " (what it wrote is kept in .matrixx/state/quarantine/)"
+		where = " (what was found is kept in .matrixx/state/quarantine/)"
 	}
-	return fmt.Sprintf("matrixx-hook: your last tool call changed files of the task system without its binaries (%s); they were put back%s. Do not edit them directly: %s.", strings.Join(named, "; "), where, strings.Join(use, "; "))
+	var b strings.Builder
+	if len(o.Agent) > 0 {
+		who := "your last tool call, or a process of this session,"
+		if !o.post {
+			who = "a process of this agent session"
+		}
+		fmt.Fprintf(&b, "matrixx-hook: %s changed files of the task system without its binaries (%s); they were put back%s.", who, strings.Join(named, "; "), where)
+		if len(notBack) > 0 {
+			fmt.Fprintf(&b, " Not put back: %s.", strings.Join(notBack, "; "))
+		}
+		fmt.Fprintf(&b, " Do not edit them directly: %s.", strings.Join(use, "; "))
+	}
+	if len(o.Unchecked) > 0 {
+		if b.Len() > 0 {
+			b.WriteString(" ")
+		} else {
+			b.WriteString("matrixx-hook: ")
+		}
+		fmt.Fprintf(&b, "Not checked after this call: %s; the next check will look again.", strings.Join(o.Unchecked, "; "))
+	}
+	return b.String()
 }
 
 // adoptedNote tells the person, once, what changed outside tool calls.
@@ -215,7 +394,7 @@ func (o *checkOutcome) adoptedNote() string {
 		}
 		named = append(named, fmt.Sprintf("%s %s %s", ch.Area, filepath.Base(ch.File), ch.What))
 	}
-	return fmt.Sprintf("matrixx-hook: changes made outside the agent's tool calls were recorded as good: %s.", strings.Join(named, "; "))
+	return fmt.Sprintf("matrixx-hook: changes made while no agent session was live were recorded as good: %s.", strings.Join(named, "; "))
 }
 
 // postAnswer reports after a tool call: additionalContext to the agent,
@@ -248,7 +427,7 @@ func (o *checkOutcome) postAnswer(event string) any {
 // Both may have something to tell the agent: the check's line comes first,
 // then the notepad writer's context, in one additionalContext.
 func (r *Runner) afterTool(ev *Event, sc *scan) any {
-	out := r.integrityCheck(ev, true)
+	out := r.integrityCheck(ev, afterCall)
 	var notes any
 	if ev.Name != PostToolUseFailure {
 		notes = r.postToolUse(ev, sc)
@@ -307,8 +486,8 @@ func (r *Runner) Accept() (*Accepted, error) {
 		return nil, errcode.New(errcode.InvalidArguments, "accept refuses to run while an agent's tool call is open in this project (%d open); run it again when the agent is idle", n)
 	}
 	ip := integrity.NewProject(p.root, p.store.Dir, r.openCodeDir(), home)
-	c := &integrity.Checker{Quarantine: ip.Quarantine(), Fallback: ip.Fallback(), Now: r.Now}
-	c.Lock.NoKernel = r.Env.Getenv("MATRIXX_NO_FLOCK") == "1"
+	c := r.checker(ip)
+	c.Lock.Timeout = 0
 	res := &Accepted{Accepted: map[string]int{}, NotRecorded: []integrity.Change{}}
 	for _, a := range []*integrity.Area{ip.Config(), ip.Tasks(), ip.Plans(), ip.State()} {
 		got, err := c.Accept(a)

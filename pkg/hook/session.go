@@ -30,7 +30,31 @@ const maxSummary = 10
 // (that the task binaries exist and the rules), so an agent in a fresh
 // project learns about them. Failures are logged, with no answer; the
 // session starts regardless.
-func (r *Runner) sessionStart(ev *Event, _ *scan) any {
+func (r *Runner) sessionStart(ev *Event, sc *scan) any {
+	out := r.integrityCheck(ev, atSessionStart)
+	a := r.sessionSummary(ev, sc)
+	note := strings.TrimSpace(out.agentLine() + " " + out.adoptedNote())
+	if note == "" {
+		return a
+	}
+	c, ok := a.(contextAnswer)
+	if !ok {
+		return contextAnswer{contextOutput{HookEventName: SessionStart, AdditionalContext: note}}
+	}
+	c.HookSpecificOutput.AdditionalContext = note + "\n" + c.HookSpecificOutput.AdditionalContext
+	return c
+}
+
+// sessionEnd is the last check of a session (SessionEnd): what the
+// session left is put back, and its live span ends. Hosts ignore the
+// answer; what was done is logged.
+func (r *Runner) sessionEnd(ev *Event, _ *scan) any {
+	r.integrityCheck(ev, atSessionEnd)
+	return nil
+}
+
+// sessionSummary is task-session-start's answer.
+func (r *Runner) sessionSummary(ev *Event, _ *scan) any {
 	p, err := r.project(ev)
 	if p == nil {
 		r.log.Printf(NameSessionStart, "nothing done: %v", err)

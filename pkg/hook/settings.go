@@ -18,8 +18,8 @@ import (
 const Binary = "matrixx-hook"
 
 // Entry is one hook entry install writes: the event and its matcher (""
-// for events without one: the hook then runs for every Stop, SubagentStop
-// and SessionStart source).
+// for events without one: the hook then runs for every Stop, SubagentStop,
+// SessionStart source and SessionEnd reason).
 type Entry struct {
 	Event   string
 	Matcher string
@@ -38,6 +38,7 @@ var Entries = []Entry{
 	{Stop, ""},
 	{SubagentStop, ""},
 	{SessionStart, ""},
+	{SessionEnd, ""},
 }
 
 // Command returns the settings command for a binary path: the path,

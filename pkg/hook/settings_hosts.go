@@ -24,6 +24,7 @@ var GeminiEntries = []Entry{
 	{AfterTool, "run_shell_command"},
 	{AfterAgent, ""},
 	{SessionStart, ""},
+	{SessionEnd, ""},
 }
 
 // HostSettings returns the settings file install writes for a host:

@@ -74,7 +74,7 @@ func TestInstallUninstall(t *testing.T) {
 		check    func(t *testing.T, h map[string][][]string)
 	}{
 		{"empty file", "", true, func(t *testing.T, h map[string][][]string) {
-			if len(h) != 6 || h["Stop"][0][0] != "=/x/matrixx-hook" || h["PreToolUse"][0][0] != Entries[0].Matcher+"=/x/matrixx-hook" {
+			if len(h) != 7 || h["Stop"][0][0] != "=/x/matrixx-hook" || h["PreToolUse"][0][0] != Entries[0].Matcher+"=/x/matrixx-hook" {
 				t.Errorf("%v", h)
 			}
 		}},
@@ -84,7 +84,8 @@ func TestInstallUninstall(t *testing.T) {
 			"PostToolUseFailure":[{"matcher":"Bash|Write|Edit|MultiEdit|NotebookEdit|mcp__.*","hooks":[{"type":"command","command":"/x/matrixx-hook"}]}],
 			"Stop":[{"hooks":[{"type":"command","command":"/x/matrixx-hook"}]}],
 			"SubagentStop":[{"hooks":[{"type":"command","command":"/x/matrixx-hook"}]}],
-			"SessionStart":[{"hooks":[{"type":"command","command":"/x/matrixx-hook"}]}]}}`, false, nil},
+			"SessionStart":[{"hooks":[{"type":"command","command":"/x/matrixx-hook"}]}],
+			"SessionEnd":[{"hooks":[{"type":"command","command":"/x/matrixx-hook"}]}]}}`, false, nil},
 		{"old matcher is replaced", `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"/x/matrixx-hook"}]}]}}`, true,
 			func(t *testing.T, h map[string][][]string) {
 				if len(h["PreToolUse"]) != 1 || h["PreToolUse"][0][0] != Entries[0].Matcher+"=/x/matrixx-hook" {

@@ -39,7 +39,7 @@ func StateDir(root string) string { return filepath.Join(root, ".matrixx", "stat
 // of its own error: an unreadable store, a broken config or a state file it
 // cannot write all let the agent stop.
 func (r *Runner) stop(ev *Event, sc *scan) any {
-	out := r.integrityCheck(ev, false)
+	out := r.integrityCheck(ev, atStop)
 	a := r.continuation(ev, sc)
 	line, note := out.agentLine(), out.adoptedNote()
 	switch {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -64,9 +65,26 @@ type Window struct {
 	// AdoptValid adopts changes that are valid records even inside the
 	// window (a task tool of another implementation sharing the store).
 	AdoptValid bool
+	// Live are the spans during which an agent session was live
+	// (Sessions.Spans): a change made in one is never adopted, whether or
+	// not a tool call was open (a background job, a write after Stop).
+	Live []Span
 }
 
+// slack widens a live span's start by the coarse clock's lag: ctimes are
+// stamped by the kernel's coarse clock, span starts by the fine one.
+const slack = int64(20 * time.Millisecond)
+
 func (w Window) inside(ctime int64) bool {
+	for _, sp := range w.Live {
+		from := sp.From
+		if from > math.MinInt64+slack {
+			from -= slack
+		}
+		if ctime >= from && ctime <= sp.To {
+			return true
+		}
+	}
 	switch {
 	case w.None:
 		return false
@@ -332,7 +350,7 @@ func (c *Checker) Check(a *Area, w Window) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
-	if len(sus) == 0 && !dirOdd {
+	if len(sus) == 0 && !dirOdd && !c.bookkeepingOdd(a) {
 		var b strings.Builder
 		for name, e := range settle {
 			b.WriteString(settleLine(name, e))
@@ -354,6 +372,100 @@ func (c *Checker) Check(a *Area, w Window) (*Result, error) {
 	return c.locked(a, res, func(l *Ledger) error { return c.repair(a, l, w, res) })
 }
 
+// Baseline records an area that has no ledger at all (neither a base nor
+// a journal line) as it is, and reports whether it did. It runs before an
+// agent acts (the first event of a session), so the first check after a
+// tool call compares instead of adopting.
+func (c *Checker) Baseline(a *Area) (bool, error) {
+	if !fresh(a.Ledger) {
+		return false, nil
+	}
+	res := &Result{}
+	_, err := c.locked(a, res, func(l *Ledger) error {
+		if !l.Fresh {
+			return nil
+		}
+		res.FirstRun = true
+		return c.adoptAll(a, l, res, nil)
+	})
+	return res.FirstRun, err
+}
+
+// fresh reports whether the ledger directory holds neither a base nor a
+// journal line (two stats).
+func fresh(dir string) bool {
+	if _, err := os.Lstat(filepath.Join(dir, baseFile)); !errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	fi, err := os.Lstat(filepath.Join(dir, journalFile))
+	return errors.Is(err, os.ErrNotExist) || err == nil && fi.Size() == 0
+}
+
+// Dirs puts the project's own directories right before the areas are
+// checked: .matrixx and its tasks, plans, state and state/continuation
+// must be real directories the owner can list, enter and write. One that
+// is a symbolic link or not a directory is moved to the fallback
+// quarantine (never written through: a link may point where the agent
+// wants the restores to go); the areas' checks then restore their files
+// into a new directory. One whose owner permission bits lack read, write
+// or search gets them back.
+func (c *Checker) Dirs(root string) []Change {
+	var out []Change
+	for _, rel := range []string{".matrixx", ".matrixx/tasks", ".matrixx/plans", ".matrixx/state", ".matrixx/state/continuation"} {
+		p := filepath.Join(root, rel)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		ch := Change{Area: "project", File: rel + "/", What: WhatOdd}
+		switch {
+		case !fi.IsDir():
+			q, err := c.moveAside(p, "project", filepath.Base(rel))
+			if err != nil {
+				ch.Action, ch.Error = ActKept, err.Error()
+			} else {
+				ch.Action, ch.Quarantine = ActQuarantined, q
+			}
+			out = append(out, ch)
+		case fi.Mode().Perm()&0o700 != 0o700:
+			ch.What = WhatMetadata
+			if err := os.Chmod(p, fi.Mode().Perm()|0o700); err != nil {
+				ch.Action, ch.Error = ActKept, err.Error()
+			} else {
+				ch.Action = ActRestored
+			}
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// moveAside moves path into the fallback quarantine (outside the
+// project), else the quarantine.
+func (c *Checker) moveAside(path, area, name string) (string, error) {
+	fb := *c
+	if fb.Fallback != "" {
+		fb.Quarantine = fb.Fallback
+	}
+	return fb.quarantine(&Area{Name: area}, path, name)
+}
+
+// bookkeepingOdd reports whether the area's own bookkeeping was tampered
+// with in a way only the locked path repairs: the ledger directory is not
+// a directory, or the .lock of the area's lock directory is not a regular
+// file (two stats).
+func (c *Checker) bookkeepingOdd(a *Area) bool {
+	if fi, err := os.Lstat(a.Ledger); err == nil && !fi.IsDir() {
+		return true
+	}
+	dir := a.LockDir
+	if dir == "" {
+		dir = a.Ledger
+	}
+	st, err := lstat(filepath.Join(dir, lock.FileName))
+	return err == nil && !st.regular()
+}
+
 // Accept records the area as it is now as its good state.
 func (c *Checker) Accept(a *Area) (*Result, error) {
 	res := &Result{}
@@ -362,6 +474,19 @@ func (c *Checker) Accept(a *Area) (*Result, error) {
 
 // locked runs fn with the area's lock held and the ledger reloaded.
 func (c *Checker) locked(a *Area, res *Result, fn func(l *Ledger) error) (*Result, error) {
+	if fi, err := os.Lstat(a.Ledger); err == nil && !fi.IsDir() {
+		// The ledger directory was replaced (by a file, a link): moved
+		// aside and reported; the area starts over below.
+		ch := Change{Area: a.Name, File: "(ledger)", What: WhatOdd, Error: "the integrity ledger was replaced by something that is not a directory; nothing could be compared or put back"}
+		if q, err := c.quarantine(a, a.Ledger, "ledger"); err != nil {
+			ch.Action, ch.Error = ActKept, ch.Error+": "+err.Error()
+			res.Changes = append(res.Changes, ch)
+			return res, err
+		} else {
+			ch.Action, ch.Quarantine = ActQuarantined, q
+		}
+		res.Changes = append(res.Changes, ch)
+	}
 	if err := os.MkdirAll(a.Ledger, 0o700); err != nil {
 		return res, err
 	}
@@ -375,11 +500,15 @@ func (c *Checker) locked(a *Area, res *Result, fn func(l *Ledger) error) (*Resul
 		// either until it is a directory again).
 		lockDir = a.Ledger
 	}
+	c.oddLock(a, lockDir, res)
 	opt := c.Lock
 	if opt.Timeout == 0 {
 		opt.Timeout = 3 * time.Second
 	}
 	lk, err := lock.Acquire(lockDir, opt)
+	if err != nil && c.oddLock(a, lockDir, res) {
+		lk, err = lock.Acquire(lockDir, opt) // one planted while we waited
+	}
 	if err != nil {
 		return res, err
 	}
@@ -399,6 +528,38 @@ func (c *Checker) locked(a *Area, res *Result, fn func(l *Ledger) error) (*Resul
 		return res, err
 	}
 	return res, nil
+}
+
+// oddLock moves a .lock that is not a regular file (a FIFO, a directory, a
+// symbolic link, a device: no implementation writes one, and the lock
+// protocol would wait for it to grow stale) out of dir into the
+// quarantine and reports it, so it never silences the check. It reports
+// whether it moved one.
+func (c *Checker) oddLock(a *Area, dir string, res *Result) bool {
+	p := filepath.Join(dir, lock.FileName)
+	st, err := lstat(p)
+	if err != nil || st.regular() {
+		return false
+	}
+	ch := Change{Area: a.Name, File: lock.FileName, What: WhatOdd}
+	q, err := c.quarantine(a, p, lock.FileName)
+	switch {
+	case err != nil:
+		ch.Action, ch.Error = ActKept, err.Error()
+	case q != "":
+		if moved, err := lstat(q); err == nil && moved.regular() {
+			// A writer's real lock took the name meanwhile: put it back.
+			if os.Link(q, p) == nil {
+				_ = os.Remove(q)
+			}
+			return false
+		}
+		ch.Action, ch.Quarantine = ActQuarantined, q
+	default:
+		return false
+	}
+	res.Changes = append(res.Changes, ch)
+	return true
 }
 
 // brokenLedger moves an unreadable ledger aside and adopts the area as
@@ -501,7 +662,8 @@ func (c *Checker) repair(a *Area, l *Ledger, w Window, res *Result) error {
 				if st, err := lstat(d); err == nil {
 					dirCtime = st.Ctime
 				} else {
-					dirCtime = 1<<63 - 1 // the directory itself went away
+					// The directory itself went away: dated now.
+					dirCtime, _ = coarseNow()
 				}
 			}
 			inside = w.inside(dirCtime)

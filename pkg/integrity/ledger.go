@@ -92,8 +92,8 @@ type Entry struct {
 type Ledger struct {
 	Dir     string
 	Entries map[string]*Entry
-	// Fresh says no ledger existed yet (the first run adopts what it
-	// finds).
+	// Fresh says no ledger existed yet, neither a base nor a journal line
+	// (the first run adopts what it finds).
 	Fresh bool
 	// JournalLines counts the journal's lines.
 	JournalLines int
@@ -130,10 +130,15 @@ func Load(dir string) (*Ledger, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	// Writers append to the journal of a ledger that has no base yet (an
-	// existing store before its first check): it stays Fresh, so the first
-	// check adopts the store as it is.
+	// Writers append to the journal of a ledger that has no base yet (a
+	// store our binaries wrote before its first check): what they recorded
+	// is the baseline, so the ledger is Fresh only when the journal holds
+	// nothing either. Files the journal does not know are then judged as
+	// unknown names (adopted when made outside every live session).
 	l.JournalLines = l.apply(j)
+	if l.JournalLines > 0 {
+		l.Fresh = false
+	}
 	if e, ok := l.Entries[dirName]; ok {
 		l.DirEntry = e
 		delete(l.Entries, dirName)
