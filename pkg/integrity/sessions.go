@@ -65,9 +65,9 @@ type sessionRecord struct {
 
 // Session events, as Touch records them.
 const (
-	EventStart = iota // SessionStart: a span begins (or a live one goes on)
-	EventDuring       // any other hook event of the session
-	EventEnd          // SessionEnd: the span ends
+	EventStart  = iota // SessionStart: a span begins (or a live one goes on)
+	EventDuring        // any other hook event of the session
+	EventEnd           // SessionEnd: the span ends
 )
 
 func (s Sessions) file(session string) string {
