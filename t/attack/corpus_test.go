@@ -131,6 +131,8 @@ func expand(cmd string) string {
 		"{UC}", "$HOME/.config/opencode/matrixx.jsonc",
 		"{S}", ".matrixx/state/continuation/s0.json",
 		"{TD}", ".matrixx/tasks",
+		"{IH}", "$HOME/.local/state/matrixx/integrity",
+		"{BG}", "\"$HOME/"+bgFlag+"\"",
 		"{PD}", ".matrixx/plans",
 		"⏎", "\n",
 	)
@@ -142,6 +144,10 @@ type entry struct {
 	line  int
 	needs string
 	calls []string
+	// reportOnly ("?report " before the line) marks an attack whose
+	// change cannot be undone (it destroys the last good copies too): it
+	// must be reported, never adopted silently.
+	reportOnly bool
 }
 
 func load(t *testing.T, file string) []entry {
@@ -160,6 +166,9 @@ func load(t *testing.T, file string) []entry {
 			continue
 		}
 		e := entry{line: n}
+		if rest, ok := strings.CutPrefix(l, "?report "); ok {
+			e.reportOnly, l = true, rest
+		}
 		if strings.HasPrefix(l, "@") {
 			tool, rest, _ := strings.Cut(l[1:], " ")
 			e.needs, l = tool, rest
@@ -200,6 +209,19 @@ func snapshot(root string) map[string]string {
 			out[rel] = "link " + target
 		default:
 			out[rel] = "other " + fi.Mode().String()
+		}
+	}
+	// The project's own directories: a real directory the owner can
+	// list, enter and write, or what replaced it.
+	for _, rel := range []string{".matrixx", ".matrixx/tasks", ".matrixx/plans", ".matrixx/state", ".matrixx/state/continuation"} {
+		fi, err := os.Lstat(filepath.Join(proj, rel))
+		switch {
+		case err != nil:
+			out[rel+"/"] = "missing"
+		case !fi.IsDir():
+			out[rel+"/"] = "not a directory: " + fi.Mode().String()
+		default:
+			out[rel+"/"] = fmt.Sprintf("directory, owner rwx %v", fi.Mode().Perm()&0o700 == 0o700)
 		}
 	}
 	dirs := []struct{ dir, suffix, prefix string }{
@@ -257,7 +279,21 @@ type hookAnswer struct {
 		PermissionDecision string `json:"permissionDecision"`
 		AdditionalContext  string `json:"additionalContext"`
 	} `json:"hookSpecificOutput"`
+	Decision      string `json:"decision"`
+	Reason        string `json:"reason"`
 	SystemMessage string `json:"systemMessage"`
+}
+
+// integrityReport returns what the second line said in an answer ("" when
+// nothing): its lines all start with "matrixx-hook:" and speak of the
+// binaries, of a check that could not run, or of adopted changes.
+func (a hookAnswer) integrityReport() string {
+	for _, s := range []string{a.SystemMessage, a.Reason, a.HookSpecificOutput.AdditionalContext} {
+		if strings.Contains(s, "without its binaries") || strings.Contains(s, "Not checked") || strings.Contains(s, "recorded as good") {
+			return s
+		}
+	}
+	return ""
 }
 
 func hook(t *testing.T, root string, ev map[string]any) hookAnswer {
@@ -282,8 +318,12 @@ func hook(t *testing.T, root string, ev map[string]any) hookAnswer {
 // outcome of one case.
 type outcome struct {
 	refused, reported bool
-	left              []string
-	exit              []int
+	// warmReport is what the harmless call before the attack got reported
+	// (a benign call clobbered).
+	warmReport string
+	report     string
+	left       []string
+	exit       []int
 }
 
 var caseSeq struct {
@@ -291,8 +331,28 @@ var caseSeq struct {
 	n int
 }
 
-// run plays one corpus entry in a fresh copy of the template.
-func run(t *testing.T, e entry, guardOff bool) outcome {
+// mode is how a case is played.
+type mode struct {
+	// warm plays one harmless tool call before the attack; cold plays the
+	// attack as the session's first call.
+	warm bool
+	// guardOff switches the guard off (disabled_hooks), so the second
+	// line alone has to undo every change.
+	guardOff bool
+}
+
+// bgFlag is the file a background attack creates once its write is done
+// ({BG} in the corpus): the harness waits for it before the next turn.
+const bgFlag = "bg.done"
+
+// run plays one corpus entry in a fresh copy of the template, with the
+// events Claude Code sends: SessionStart; (warm) one harmless call;
+// for each call of the entry PreToolUse, the command (unless denied),
+// PostToolUse or PostToolUseFailure; Stop; then, once a background job
+// the attack left has finished, the next turn's call. A call written
+// "[bg] COMMAND" runs as Claude Code's run_in_background: PostToolUse
+// comes at once, the command goes on.
+func run(t *testing.T, e entry, m mode) outcome {
 	if e.needs != "" {
 		if _, err := exec.LookPath(e.needs); err != nil {
 			t.Skipf("needs %s", e.needs)
@@ -302,50 +362,151 @@ func run(t *testing.T, e entry, guardOff bool) outcome {
 	if err := copyTree(template, root); err != nil {
 		t.Fatalf("copying the template: %v", err)
 	}
+	t.Cleanup(func() { unlock(root) })
 	proj := filepath.Join(root, "proj")
-	if guardOff {
+	if m.guardOff {
 		cfg := "{\n  \"tasks\": {\"stale_after_hours\": 24},\n  \"disabled_hooks\": [\"task-edit-guard\"]\n}\n"
 		if err := os.WriteFile(filepath.Join(proj, ".matrixx", "matrixx.jsonc"), []byte(cfg), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if out, err := sh(proj, root, "matrixx-hook accept", ""); err != nil {
-		t.Fatalf("accept: %v %s", err, out)
+	session := "s1"
+	common := func(name string) map[string]any {
+		return map[string]any{"session_id": session, "transcript_path": filepath.Join(root, "transcript"), "cwd": proj, "hook_event_name": name}
 	}
+	start := common("SessionStart")
+	start["source"] = "startup"
+	hook(t, root, start)
 	before := snapshot(root)
 	var o outcome
-	for i, cmd := range e.calls {
+	call := func(cmd string, harmless bool) (report string, denied bool) {
 		caseSeq.Lock()
 		caseSeq.n++
-		id := fmt.Sprintf("toolu_%d_%d", caseSeq.n, i)
+		id := fmt.Sprintf("toolu_%d", caseSeq.n)
 		caseSeq.Unlock()
-		base := map[string]any{
-			"session_id": "s1", "transcript_path": filepath.Join(root, "transcript"), "cwd": proj,
-			"tool_name": "Bash", "tool_use_id": id,
-			"tool_input": map[string]any{"command": cmd, "description": "corpus"},
+		bg := false
+		if c, ok := strings.CutPrefix(cmd, "[bg] "); ok {
+			cmd, bg = c, true
 		}
-		pre := clone(base)
-		pre["hook_event_name"] = "PreToolUse"
-		if a := hook(t, root, pre); a.HookSpecificOutput.PermissionDecision == "deny" {
+		input := map[string]any{"command": cmd, "description": "corpus"}
+		if bg {
+			input["run_in_background"] = true
+		}
+		ev := func(name string) map[string]any {
+			ev := common(name)
+			ev["tool_name"], ev["tool_use_id"], ev["tool_input"] = "Bash", id, input
+			return ev
+		}
+		if a := hook(t, root, ev("PreToolUse")); a.HookSpecificOutput.PermissionDecision == "deny" {
+			return "", true
+		}
+		post := ev("PostToolUse")
+		switch {
+		case harmless:
+			post["tool_response"] = map[string]any{"stdout": "", "stderr": "", "interrupted": false}
+		case bg:
+			if err := background(proj, root, cmd); err != nil {
+				t.Fatalf("starting %q: %v", cmd, err)
+			}
+			post["tool_response"] = map[string]any{"stdout": "Command running in background with ID: bash_1", "stderr": "", "interrupted": false, "backgroundTaskId": "bash_1"}
+		default:
+			code, stdout := bash(proj, root, cmd)
+			o.exit = append(o.exit, code)
+			if code == 0 {
+				post["tool_response"] = map[string]any{"stdout": stdout, "stderr": "", "interrupted": false}
+			} else {
+				post["hook_event_name"] = "PostToolUseFailure"
+				post["error"] = fmt.Sprintf("Exit code %d\n%s", code, stdout)
+			}
+		}
+		return hook(t, root, post).integrityReport(), false
+	}
+	note := func(r string) {
+		if r != "" && o.report == "" {
+			o.report = r
+		}
+	}
+	if m.warm {
+		o.warmReport, _ = call("ls -la .matrixx/tasks", true)
+	}
+	flag := filepath.Join(root, "home", bgFlag)
+	for _, cmd := range e.calls {
+		if cmd == "[wait]" {
+			waitFor(flag, 30*time.Second)
+			continue
+		}
+		if tool, ok := strings.CutPrefix(cmd, "[mcp "); ok {
+			// A tool call of another MCP server, open until the
+			// background job's write has landed.
+			tool = strings.TrimSuffix(tool, "]")
+			ev := func(name string) map[string]any {
+				ev := common(name)
+				ev["tool_name"], ev["tool_use_id"], ev["tool_input"] = tool, "toolu_mcp", map[string]any{}
+				return ev
+			}
+			if a := hook(t, root, ev("PreToolUse")); a.HookSpecificOutput.PermissionDecision == "deny" {
+				o.refused = true
+				break
+			}
+			waitFor(flag, 30*time.Second)
+			post := ev("PostToolUse")
+			post["tool_response"] = []any{map[string]any{"type": "text", "text": "[]"}}
+			note(hook(t, root, post).integrityReport())
+			continue
+		}
+		r, denied := call(cmd, false)
+		if denied {
 			o.refused = true
 			break
 		}
-		code, stdout := bash(proj, root, cmd)
-		o.exit = append(o.exit, code)
-		post := clone(base)
-		if code == 0 {
-			post["hook_event_name"] = "PostToolUse"
-			post["tool_response"] = map[string]any{"stdout": stdout, "stderr": "", "interrupted": false}
-		} else {
-			post["hook_event_name"] = "PostToolUseFailure"
-			post["error"] = fmt.Sprintf("Exit code %d\n%s", code, stdout)
-		}
-		if a := hook(t, root, post); a.SystemMessage != "" {
-			o.reported = true
-		}
+		note(r)
 	}
+	stop := common("Stop")
+	stop["stop_hook_active"] = false
+	note(hook(t, root, stop).integrityReport())
+	if strings.Contains(strings.Join(e.calls, " "), bgFlag) {
+		waitFor(flag, 30*time.Second)
+	}
+	r, _ := call("git status --short", true)
+	note(r)
+	o.reported = o.report != ""
 	o.left = diff(before, snapshot(root))
 	return o
+}
+
+// unlock gives the owner every directory of a case back (an attack that
+// left one unreadable would fail the temp directory's removal).
+func unlock(root string) {
+	_ = filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if fi != nil && fi.IsDir() && fi.Mode().Perm()&0o700 != 0o700 {
+			_ = os.Chmod(p, fi.Mode().Perm()|0o700)
+		}
+		return nil
+	})
+}
+
+// background starts cmd as Claude Code's run_in_background does: in its
+// own process group, not waited for (it is reaped when it ends).
+func background(dir, root, cmd string) error {
+	c := exec.Command("bash", "-c", cmd)
+	c.Dir = dir
+	c.Env = env(root)
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := c.Start(); err != nil {
+		return err
+	}
+	go func() { _ = c.Wait() }()
+	return nil
+}
+
+// waitFor waits until path exists (a background attack finished) or the
+// budget runs out (an attack that failed before its flag).
+func waitFor(path string, budget time.Duration) {
+	for end := time.Now().Add(budget); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Lstat(path); err == nil {
+			return
+		}
+	}
 }
 
 // copyTree copies a tree of directories, regular files and links, with
@@ -409,6 +570,9 @@ func bash(dir, root, cmd string) (int, string) {
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
 	c.Stdin = nil
+	// A job left in the background (`&`) may hold the output open: the
+	// call ends when the shell does, as the Bash tool's does.
+	c.WaitDelay = 2 * time.Second
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
 	err := c.Run()
@@ -425,41 +589,95 @@ func bash(dir, root, cmd string) (int, string) {
 	return code, s
 }
 
-// TestAttacks plays every attack; none may leave a change standing.
+// tally counts the outcomes of a corpus run.
+type tally struct {
+	sync.Mutex
+	ran, refused, undone, noop, left, reportedOnly, clobbered int
+}
+
+func (c *tally) String() string {
+	return fmt.Sprintf("attacks run: %d; refused by the guard: %d; undone by the check: %d; changed nothing by themselves: %d; left standing: %d (of which reported, not undoable: %d); benign calls clobbered: %d",
+		c.ran, c.refused, c.undone, c.noop, c.left+c.reportedOnly, c.reportedOnly, c.clobbered)
+}
+
+// attack plays one attack and judges it: nothing may be left standing,
+// and the harmless call of a warm case must get no report.
+func (c *tally) attack(t *testing.T, e entry, m mode) {
+	o := run(t, e, m)
+	c.Lock()
+	defer c.Unlock()
+	c.ran++
+	if o.warmReport != "" {
+		c.clobbered++
+		t.Errorf("the harmless call before %q was reported: %s", e.calls, o.warmReport)
+	}
+	switch {
+	case len(o.left) > 0 && e.reportOnly && o.reported:
+		c.reportedOnly++
+		t.Logf("reported, not undone (the last good copies were destroyed too): %q: %s", e.calls, o.report)
+	case len(o.left) > 0:
+		c.left++
+		t.Errorf("left standing by %q (exit %v, refused %v, report %q):\n  %s", e.calls, o.exit, o.refused, o.report, strings.Join(o.left, "\n  "))
+	case o.refused:
+		c.refused++
+	case o.reported:
+		c.undone++
+	default:
+		c.noop++
+		t.Logf("changed nothing by itself: %q (exit %v)", e.calls, o.exit)
+	}
+}
+
+// corpus plays cases in parallel subtests and logs the tally.
+func corpus(t *testing.T, name string, cases []entry, m mode) {
+	var c tally
+	t.Run("corpus", func(t *testing.T) {
+		for _, e := range cases {
+			t.Run(fmt.Sprintf("line%d", e.line), func(t *testing.T) {
+				t.Parallel()
+				c.attack(t, e, m)
+			})
+		}
+	})
+	t.Logf("%s: %s", name, c.String())
+}
+
+// every returns every nth case.
+func every(all []entry, n int) []entry {
+	var out []entry
+	for i := 0; i < len(all); i += n {
+		out = append(out, all[i])
+	}
+	return out
+}
+
+// TestAttacks plays every attack as the session's first tool call (the
+// cold case); none may leave a change standing.
 func TestAttacks(t *testing.T) {
 	cases := load(t, "attacks.txt")
 	if len(cases) < 300 && !testing.Short() {
 		t.Fatalf("only %d attacks in the corpus", len(cases))
 	}
-	var mu sync.Mutex
-	var ran, refused, undone, noop, left int
-	t.Run("corpus", func(t *testing.T) {
-		for _, e := range cases {
-			t.Run(fmt.Sprintf("line%d", e.line), func(t *testing.T) {
-				t.Parallel()
-				o := run(t, e, false)
-				mu.Lock()
-				defer mu.Unlock()
-				ran++
-				switch {
-				case len(o.left) > 0:
-					left++
-					t.Errorf("left standing by %q (exit %v, refused %v, reported %v):\n  %s", e.calls, o.exit, o.refused, o.reported, strings.Join(o.left, "\n  "))
-				case o.refused:
-					refused++
-				case o.reported:
-					undone++
-				default:
-					noop++
-					t.Logf("changed nothing by itself: %q (exit %v)", e.calls, o.exit)
-				}
-			})
-		}
-	})
-	t.Logf("attacks run: %d; refused by the guard: %d; undone by the check: %d; changed nothing by themselves: %d; left standing: %d", ran, refused, undone, noop, left)
+	corpus(t, "cold", cases, mode{})
 }
 
-// TestEveryday plays every everyday command: each must be allowed by the
+// full is set by ATTACK_SCALE=full (make stress): the warm case then plays
+// every attack, not every fourth.
+var full = os.Getenv("ATTACK_SCALE") == "full"
+
+// TestAttacksWarm plays every fourth attack (all with ATTACK_SCALE=full)
+// after one harmless call of the session (the warm case): the harmless
+// call gets no report, the attack is refused or undone.
+func TestAttacksWarm(t *testing.T) {
+	n := 4
+	if full {
+		n = 1
+	}
+	corpus(t, "warm", every(load(t, "attacks.txt"), n), mode{warm: true})
+}
+
+// TestEveryday plays every everyday command, as the session's first call
+// and (every third) after a harmless one: each must be allowed by the
 // guard and leave no report of the check.
 func TestEveryday(t *testing.T) {
 	cases := load(t, "everyday.txt")
@@ -469,22 +687,27 @@ func TestEveryday(t *testing.T) {
 	var mu sync.Mutex
 	var ran, passed int
 	t.Run("corpus", func(t *testing.T) {
-		for _, e := range cases {
-			t.Run(fmt.Sprintf("line%d", e.line), func(t *testing.T) {
-				t.Parallel()
-				o := run(t, e, false)
-				mu.Lock()
-				defer mu.Unlock()
-				ran++
-				switch {
-				case o.refused:
-					t.Errorf("%q was refused by the guard", e.calls)
-				case o.reported:
-					t.Errorf("%q was reported by the check (exit %v); changes: %v", e.calls, o.exit, o.left)
-				default:
-					passed++
+		for i, e := range cases {
+			for _, m := range []mode{{}, {warm: true}} {
+				if m.warm && i%3 != 0 {
+					continue
 				}
-			})
+				t.Run(fmt.Sprintf("line%d-warm%v", e.line, m.warm), func(t *testing.T) {
+					t.Parallel()
+					o := run(t, e, m)
+					mu.Lock()
+					defer mu.Unlock()
+					ran++
+					switch {
+					case o.refused:
+						t.Errorf("%q was refused by the guard", e.calls)
+					case o.reported || o.warmReport != "":
+						t.Errorf("%q was reported by the check (exit %v): %s%s; changes: %v", e.calls, o.exit, o.warmReport, o.report, o.left)
+					default:
+						passed++
+					}
+				})
+			}
 		}
 	})
 	t.Logf("everyday commands run: %d; passed untouched: %d", ran, passed)
@@ -494,37 +717,21 @@ func TestEveryday(t *testing.T) {
 // switched off (disabled_hooks), so the second line alone must undo
 // every change.
 func TestAttacksWithoutTheGuard(t *testing.T) {
-	all := load(t, "attacks.txt")
-	var cases []entry
-	for i := 0; i < len(all); i += 4 {
-		cases = append(cases, all[i])
+	corpus(t, "without the guard, cold", every(load(t, "attacks.txt"), 4), mode{guardOff: true})
+}
+
+// TestSecondLineAttacks plays the attacks on the second line itself
+// (testdata/second-line.txt: first calls, background writes, planted
+// locks, its own bookkeeping, the project's directories, other servers'
+// MCP tools), cold and warm, with the guard on and off: none may leave a
+// change standing.
+func TestSecondLineAttacks(t *testing.T) {
+	cases := load(t, "second-line.txt")
+	for _, m := range []mode{{}, {warm: true}, {guardOff: true}, {guardOff: true, warm: true}} {
+		t.Run(fmt.Sprintf("warm=%v,guard-off=%v", m.warm, m.guardOff), func(t *testing.T) {
+			corpus(t, fmt.Sprintf("second line (warm %v, guard off %v)", m.warm, m.guardOff), cases, m)
+		})
 	}
-	var mu sync.Mutex
-	var ran, refused, undone, noop, left int
-	t.Run("corpus", func(t *testing.T) {
-		for _, e := range cases {
-			t.Run(fmt.Sprintf("line%d", e.line), func(t *testing.T) {
-				t.Parallel()
-				o := run(t, e, true)
-				mu.Lock()
-				defer mu.Unlock()
-				ran++
-				switch {
-				case len(o.left) > 0:
-					left++
-					t.Errorf("left standing by %q (exit %v, reported %v):\n  %s", e.calls, o.exit, o.reported, strings.Join(o.left, "\n  "))
-				case o.refused:
-					refused++
-				case o.reported:
-					undone++
-				default:
-					noop++
-					t.Logf("changed nothing by itself: %q (exit %v)", e.calls, o.exit)
-				}
-			})
-		}
-	})
-	t.Logf("without the guard: attacks run: %d; refused: %d; undone by the check: %d; changed nothing by themselves: %d; left standing: %d", ran, refused, undone, noop, left)
 }
 
 // TestChecksNeverRevertAcknowledgedWrites runs task-update and
