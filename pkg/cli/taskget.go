@@ -5,6 +5,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -18,6 +19,10 @@ Print one task (see README.md; decisions in docs/design.md).
 ` + stdinRequired + `
 
 Answer: {"task":{…full record…}}, or {"task":null} when no such task exists (exit 0).
+With --history ({"id":…,"history":true}) the answer adds the task's history: "events" (oldest
+first: {"id","task","at","kind","by":{owner,session,host,user},"command","changes":[{"field","old",
+"new"}],"hash"}) and "timeInStatus" ({"pending":ms,…}); a removed task's history is answered too
+(docs/history.md).
 Errors: invalid_task_id (exit 1), task_corrupt when the file exists but is not a valid record.
 
 JSON Schemas of the stdin document and the answer: docs/schemas/task-get.input.json and
@@ -25,7 +30,8 @@ docs/schemas/task-get.output.json.`
 
 type getCmd struct {
 	globals
-	ID string `arg:"" optional:"" help:"Task id or short handle (a suffix of the id's digits, at least 4 long) (instead of stdin)."`
+	ID      string `arg:"" optional:"" help:"Task id or short handle (a suffix of the id's digits, at least 4 long) (instead of stdin)."`
+	History bool   `help:"Add the task's history: its events and the time it spent in each status (docs/history.md)."`
 }
 
 // TaskGet is the task-get binary.
@@ -39,6 +45,7 @@ func (c *getCmd) run(a *app) error {
 	}
 	a.pretty = c.Pretty
 	id := c.ID
+	hist := c.History
 	if id != "" {
 		if _, _, err := a.readInput("the id argument", docRequired); err != nil {
 			return err
@@ -56,6 +63,7 @@ func (c *getCmd) run(a *app) error {
 			return err
 		}
 		id = req.ID
+		hist = hist || req.History
 	}
 	if c.ID != "" {
 		// A handle that names no task answers {"task":null} like a
@@ -81,6 +89,17 @@ func (c *getCmd) run(a *app) error {
 	t, err := e.store.Get(id)
 	if err != nil {
 		return err
+	}
+	if hist {
+		h, err := e.store.HistoryOf(id)
+		if err != nil {
+			return errcode.Wrap(errcode.InternalError, err, "reading the history of %s", id)
+		}
+		a.emit(struct {
+			Task *task.Task `json:"task"`
+			*store.HistoryAnswer
+		}{t, h})
+		return nil
 	}
 	a.emit(struct {
 		Task *task.Task `json:"task"`

@@ -18,8 +18,9 @@ Update one task (see README.md; decisions in docs/design.md).
 ` + stdinRequired + `
 
 Scalars (subject, description, status, activeForm, owner, priority) replace; addBlocks and
-addBlockedBy append (no removal: complete the blocker instead); metadata merges shallowly and a
-null value deletes its key. repoURL and parentID are create-only. An edge that would close a
+addBlockedBy append; removeBlocks and removeBlockedBy (--remove-blocks, --remove-blocked-by)
+remove a dependency, both ends under one lock (an edge that does not exist is validation_error,
+nothing written); metadata merges shallowly and a null value deletes its key. repoURL and parentID are create-only. An edge that would close a
 dependency cycle is refused (dependency_cycle).
 
 expect makes the update a compare-and-swap: {"id","expect":{"status":"pending","owner":""},…}
@@ -50,19 +51,21 @@ docs/schemas/task-update.output.json.`
 type updateCmd struct {
 	globals
 	writeFlags
-	ID           string   `arg:"" optional:"" help:"Task id or short handle (a suffix of the id's digits, at least 4 long) (instead of stdin)."`
-	Subject      *string  `short:"s" help:"New subject."`
-	Description  *string  `short:"d" help:"New description."`
-	Status       *string  `enum:"pending,in_progress,completed,deleted" help:"New status: pending, in_progress, completed, deleted."`
-	ActiveForm   *string  `name:"active-form" help:"New activeForm."`
-	Owner        *string  `help:"New owner (empty removes it)."`
-	Priority     *string  `enum:"low,medium,high," help:"New priority: low, medium, high (\"\" removes it)."`
-	AddBlocks    []string `name:"add-blocks" sep:"," placeholder:"ID" help:"Ids this task also blocks."`
-	AddBlockedBy []string `name:"add-blocked-by" sep:"," placeholder:"ID" help:"Ids this task also waits for."`
-	Metadata     string   `placeholder:"JSON" help:"Metadata to merge, as a JSON object (null deletes a key)."`
-	ExpectStatus *string  `name:"expect-status" enum:"pending,in_progress,completed,deleted" help:"Update only if the task still has this status (else precondition_failed)."`
-	ExpectOwner  *string  `name:"expect-owner" placeholder:"NAME" help:"Update only if the task still has this owner; \"\" means no owner (else precondition_failed)."`
-	Lease        string   `placeholder:"DUR" help:"With --status in_progress: the claim's lease, e.g. 15m (default: no lease, the claim does not expire)."`
+	ID              string   `arg:"" optional:"" help:"Task id or short handle (a suffix of the id's digits, at least 4 long) (instead of stdin)."`
+	Subject         *string  `short:"s" help:"New subject."`
+	Description     *string  `short:"d" help:"New description."`
+	Status          *string  `enum:"pending,in_progress,completed,deleted" help:"New status: pending, in_progress, completed, deleted."`
+	ActiveForm      *string  `name:"active-form" help:"New activeForm."`
+	Owner           *string  `help:"New owner (empty removes it)."`
+	Priority        *string  `enum:"low,medium,high," help:"New priority: low, medium, high (\"\" removes it)."`
+	AddBlocks       []string `name:"add-blocks" sep:"," placeholder:"ID" help:"Ids this task also blocks."`
+	AddBlockedBy    []string `name:"add-blocked-by" sep:"," placeholder:"ID" help:"Ids this task also waits for."`
+	RemoveBlocks    []string `name:"remove-blocks" sep:"," placeholder:"ID" help:"Ids this task no longer blocks (their mirror edge goes too)."`
+	RemoveBlockedBy []string `name:"remove-blocked-by" sep:"," placeholder:"ID" help:"Ids this task no longer waits for (their mirror edge goes too)."`
+	Metadata        string   `placeholder:"JSON" help:"Metadata to merge, as a JSON object (null deletes a key)."`
+	ExpectStatus    *string  `name:"expect-status" enum:"pending,in_progress,completed,deleted" help:"Update only if the task still has this status (else precondition_failed)."`
+	ExpectOwner     *string  `name:"expect-owner" placeholder:"NAME" help:"Update only if the task still has this owner; \"\" means no owner (else precondition_failed)."`
+	Lease           string   `placeholder:"DUR" help:"With --status in_progress: the claim's lease, e.g. 15m (default: no lease, the claim does not expire)."`
 }
 
 // TaskUpdate is the task-update binary.
@@ -101,7 +104,7 @@ func (c *updateCmd) run(a *app) error {
 
 func (c *updateCmd) flagsGiven() bool {
 	return c.Subject != nil || c.Description != nil || c.Status != nil || c.ActiveForm != nil || c.Owner != nil ||
-		c.Priority != nil || len(c.AddBlocks) > 0 || len(c.AddBlockedBy) > 0 || c.Metadata != "" ||
+		c.Priority != nil || len(c.AddBlocks) > 0 || len(c.AddBlockedBy) > 0 || len(c.RemoveBlocks) > 0 || len(c.RemoveBlockedBy) > 0 || c.Metadata != "" ||
 		c.ExpectStatus != nil || c.ExpectOwner != nil || c.Lease != ""
 }
 
@@ -122,12 +125,13 @@ func (c *updateCmd) request(a *app) (*task.UpdateRequest, error) {
 	if _, _, err := a.readInput("the id argument", docRequired); err != nil {
 		return nil, err
 	}
-	if err := a.resolveHandles(&c.globals, &c.writeFlags, []*string{&c.ID}, []*[]string{&c.AddBlocks, &c.AddBlockedBy}); err != nil {
+	if err := a.resolveHandles(&c.globals, &c.writeFlags, []*string{&c.ID}, []*[]string{&c.AddBlocks, &c.AddBlockedBy, &c.RemoveBlocks, &c.RemoveBlockedBy}); err != nil {
 		return nil, err
 	}
 	req := &task.UpdateRequest{
 		ID: c.ID, Subject: c.Subject, Description: c.Description, ActiveForm: c.ActiveForm,
 		Owner: c.Owner, AddBlocks: c.AddBlocks, AddBlockedBy: c.AddBlockedBy, Lease: c.Lease,
+		RemoveBlocks: c.RemoveBlocks, RemoveBlockedBy: c.RemoveBlockedBy,
 	}
 	if c.ExpectStatus != nil || c.ExpectOwner != nil {
 		req.Expect = &task.Expect{Owner: c.ExpectOwner}

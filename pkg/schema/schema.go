@@ -26,6 +26,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hashline"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
@@ -59,6 +60,9 @@ type createBatch struct {
 // getAnswer is task-get's answer; task is null when no such task exists.
 type getAnswer struct {
 	Task *task.Task `json:"task"`
+	// With history: the task's events and time in each status.
+	Events       []history.Event  `json:"events,omitempty"`
+	TimeInStatus map[string]int64 `json:"timeInStatus,omitempty"`
 }
 
 // updateAnswer is task-update's answer.
@@ -214,6 +218,16 @@ func overrides() map[reflect.Type]*jsonschema.Schema {
 		reflect.TypeFor[errcode.Code]():   {Type: "string", Pattern: "^[a-z][a-z_]*$", Description: "Stable error code (docs/design.md); e.g. validation_error, task_not_found."},
 		reflect.TypeFor[hashline.Op]():    str("", string(hashline.Replace), string(hashline.Append), string(hashline.Prepend)),
 		reflect.TypeFor[EditLines]():      {Types: []string{"array", "string", "null"}, Items: &jsonschema.Schema{Type: "string"}},
+		reflect.TypeFor[history.Change](): {
+			Type: "object", Required: []string{"field"}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+			Description: "One field's change: field is a record key or metadata.<key>; old and new are JSON values, absent when unset.",
+			Properties: map[string]*jsonschema.Schema{
+				"field": {Type: "string"},
+				"old":   {Description: "The value before (absent: not set)."},
+				"new":   {Description: "The value after (absent: no longer set)."},
+			},
+			PropertyOrder: []string{"field", "old", "new"},
+		},
 	}
 }
 

@@ -15,6 +15,9 @@ type mirror struct {
 	mtime     time.Time
 	blocks    []string
 	blockedBy []string
+	// unBlocks and unBlockedBy are ids to remove (edges removed).
+	unBlocks    []string
+	unBlockedBy []string
 }
 
 // mirrorsFor reads, under the lock, every task named by a request's new
@@ -23,8 +26,24 @@ type mirror struct {
 // with "B blocks A" (docs/claims.md). An id that names no task is refused
 // with task_not_found naming the field and the id, nothing written.
 func (tx *txn) mirrorsFor(id string, blockedBy, blocks []string, fieldBlockedBy, fieldBlocks string) ([]*mirror, error) {
+	return tx.mirrorsOf(id, nil, blockedBy, blocks, fieldBlockedBy, fieldBlocks, nil, nil)
+}
+
+// edgeMirrors is mirrorsFor for an update that may also remove edges of
+// t (unBlockedBy: t no longer waits for them; unBlocks: they no longer
+// wait for t): the other ends lose their mirror edge in the same
+// transaction. An edge to remove that neither end records is refused
+// (validation_error naming the field), as is an id both added and
+// removed; a task named by a removal that no longer exists is not an
+// error (the edge goes from t alone).
+func (tx *txn) edgeMirrors(t *task.Task, blockedBy, blocks []string, fieldBlockedBy, fieldBlocks string, unBlockedBy, unBlocks []string) ([]*mirror, error) {
+	return tx.mirrorsOf(t.ID, t, blockedBy, blocks, fieldBlockedBy, fieldBlocks, unBlockedBy, unBlocks)
+}
+
+func (tx *txn) mirrorsOf(id string, t *task.Task, blockedBy, blocks []string, fieldBlockedBy, fieldBlocks string, unBlockedBy, unBlocks []string) ([]*mirror, error) {
 	byID := map[string]*mirror{}
 	var order []*mirror
+	absent := map[string]bool{}
 	get := func(field, other string) (*mirror, error) {
 		if m, ok := byID[other]; ok {
 			return m, nil
@@ -65,9 +84,54 @@ func (tx *txn) mirrorsFor(id string, blockedBy, blocks []string, fieldBlockedBy,
 			m.blockedBy = append(m.blockedBy, id)
 		}
 	}
+	remove := func(field string, list []string, mine []string, theirs func(m *mirror) *[]string) error {
+		for _, x := range list {
+			if slices.Contains(blockedBy, x) && field == "removeBlockedBy" || slices.Contains(blocks, x) && field == "removeBlocks" {
+				return errcode.Field(errcode.ValidationError, field, "%s is both added and removed (nothing was written)", x)
+			}
+			m, ok := byID[x]
+			if !ok && !absent[x] {
+				o, mtime, err := tx.readRec(x)
+				if err != nil {
+					return err
+				}
+				if o == nil {
+					absent[x] = true
+				} else {
+					m = &mirror{t: o, mtime: mtime}
+					byID[x] = m
+					order = append(order, m)
+				}
+			}
+			has := m != nil && slices.Contains(*theirs(m), id)
+			if !has && !slices.Contains(mine, x) {
+				what := "waits for"
+				if field == "removeBlocks" {
+					what = "blocks"
+				}
+				return errcode.Field(errcode.ValidationError, field, "%s %s no %s: there is no such dependency to remove (nothing was written)", id, what, x)
+			}
+			if has {
+				if field == "removeBlockedBy" {
+					m.unBlocks = append(m.unBlocks, id)
+				} else {
+					m.unBlockedBy = append(m.unBlockedBy, id)
+				}
+			}
+		}
+		return nil
+	}
+	if t != nil {
+		if err := remove("removeBlockedBy", unBlockedBy, t.BlockedBy, func(m *mirror) *[]string { return &m.t.Blocks }); err != nil {
+			return nil, err
+		}
+		if err := remove("removeBlocks", unBlocks, t.Blocks, func(m *mirror) *[]string { return &m.t.BlockedBy }); err != nil {
+			return nil, err
+		}
+	}
 	out := order[:0]
 	for _, m := range order {
-		if len(m.blocks)+len(m.blockedBy) > 0 {
+		if len(m.blocks)+len(m.blockedBy)+len(m.unBlocks)+len(m.unBlockedBy) > 0 {
 			out = append(out, m)
 		}
 	}
@@ -78,8 +142,8 @@ func (tx *txn) mirrorsFor(id string, blockedBy, blocks []string, fieldBlockedBy,
 // keeps its mtime.
 func (tx *txn) writeMirrors(ms []*mirror) error {
 	for _, m := range ms {
-		m.t.Blocks = appendMissing(m.t.Blocks, m.blocks)
-		m.t.BlockedBy = appendMissing(m.t.BlockedBy, m.blockedBy)
+		m.t.Blocks = appendMissing(without(m.t.Blocks, m.unBlocks), m.blocks)
+		m.t.BlockedBy = appendMissing(without(m.t.BlockedBy, m.unBlockedBy), m.blockedBy)
 		if err := tx.writeKeep(m.t, m.mtime); err != nil {
 			return err
 		}
@@ -90,6 +154,21 @@ func (tx *txn) writeMirrors(ms []*mirror) error {
 		}
 	}
 	return nil
+}
+
+// without returns list without the ids in drop (a new slice when any is
+// dropped).
+func without(list, drop []string) []string {
+	if len(drop) == 0 {
+		return list
+	}
+	out := make([]string, 0, len(list))
+	for _, id := range list {
+		if !slices.Contains(drop, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 func appendMissing(list, add []string) []string {

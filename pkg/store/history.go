@@ -95,3 +95,28 @@ func (s *Store) TaskHistory(id string) ([]history.Event, error) {
 	}
 	return s.History.Events(id)
 }
+
+// HistoryAnswer is a task's history for readers (task-get --history):
+// its events, oldest first, and the time it spent in each status (in
+// milliseconds, up to now for the status it is in), derived from them.
+type HistoryAnswer struct {
+	Events       []history.Event  `json:"events"`
+	TimeInStatus map[string]int64 `json:"timeInStatus"`
+}
+
+// HistoryOf returns task id's history (empty when it has none). It takes
+// no lock.
+func (s *Store) HistoryOf(id string) (*HistoryAnswer, error) {
+	evs, err := s.TaskHistory(id)
+	if err != nil {
+		return nil, err
+	}
+	out := &HistoryAnswer{Events: evs, TimeInStatus: map[string]int64{}}
+	if out.Events == nil {
+		out.Events = []history.Event{}
+	}
+	for st, d := range history.StatusTimes(evs, s.now()) {
+		out.TimeInStatus[string(st)] = d.Milliseconds()
+	}
+	return out, nil
+}

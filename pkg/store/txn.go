@@ -284,6 +284,22 @@ func (tx *txn) addEdges(edges []task.Edge) error {
 	return nil
 }
 
+// removeEdges drops edges from the transaction's graph (when built), so
+// that edges added by the same request are checked without them.
+func (tx *txn) removeEdges(edges []task.Edge) {
+	if tx.graph == nil || len(edges) == 0 {
+		return
+	}
+	g := task.Graph{}
+	for k, v := range tx.graph {
+		g[k] = v
+	}
+	for _, e := range edges {
+		g[e.From] = without(g[e.From], []string{e.To})
+	}
+	tx.graph = g
+}
+
 // exists reports whether path names a directory entry of any kind (a
 // dangling symlink included: it is reported as corrupt, not as missing).
 func exists(path string) bool {

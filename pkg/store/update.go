@@ -27,6 +27,8 @@ import (
 // for blockedBy and back) in the same transaction. Status in_progress
 // records metadata.claim, any other status ends it (docs/claims.md).
 // Errors: task_not_found, task_corrupt (the file is left as it was),
+// removeBlockedBy and removeBlocks remove edges, both ends under the same
+// lock (an edge neither end records is validation_error).
 // precondition_failed, claim_conflict (see claimGuard), dependency_cycle, validation_error,
 // task_lock_unavailable, internal_error. Nothing is written on any error.
 func (s *Store) Update(req *task.UpdateRequest) (*task.Task, bool, error) {
@@ -69,10 +71,11 @@ func (s *Store) Update(req *task.UpdateRequest) (*task.Task, bool, error) {
 				blocks = append(blocks, id)
 			}
 		}
-		mirrors, err := tx.mirrorsFor(t.ID, blockedBy, blocks, "addBlockedBy", "addBlocks")
+		mirrors, err := tx.edgeMirrors(t, blockedBy, blocks, "addBlockedBy", "addBlocks", req.RemoveBlockedBy, req.RemoveBlocks)
 		if err != nil {
 			return err
 		}
+		tx.removeEdges(task.EdgesOf(t.ID, req.RemoveBlockedBy, req.RemoveBlocks))
 		if err := tx.addEdges(task.EdgesOf(t.ID, blockedBy, blocks)); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package task
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -207,12 +208,16 @@ func checkIDs(field string, ids []string) ([]string, error) {
 // IDRequest is task-get's input (spec §6.2): {"id":"T-…"}.
 type IDRequest struct {
 	ID string `json:"id"`
+	// History asks for the task's history too (events and time in each
+	// status, docs/history.md).
+	History bool `json:"history,omitzero"`
 }
 
 // UpdateRequest is task-update's input (spec §6.4, D8). Pointer fields are
-// replaced when present; addBlocks/addBlockedBy append with set semantics;
-// metadata shallow-merges and a null value deletes its key. repoURL and
-// parentID are create-only; blocks, blockedBy, threadID and projectRoot are
+// replaced when present; addBlocks/addBlockedBy append with set semantics,
+// removeBlocks/removeBlockedBy remove; metadata shallow-merges and a null
+// value deletes its key. repoURL and parentID are create-only; blocks,
+// blockedBy (use the add and remove lists), threadID and projectRoot are
 // not updatable: each is refused with validation_error.
 type UpdateRequest struct {
 	ID           string    `json:"id"`
@@ -224,7 +229,11 @@ type UpdateRequest struct {
 	Priority     *Priority `json:"priority,omitzero"`
 	AddBlocks    []string  `json:"addBlocks,omitempty"`
 	AddBlockedBy []string  `json:"addBlockedBy,omitempty"`
-	Metadata     Metadata  `json:"metadata,omitempty"`
+	// RemoveBlocks and RemoveBlockedBy remove dependency edges (the other
+	// task loses its mirror edge in the same transaction).
+	RemoveBlocks    []string `json:"removeBlocks,omitempty"`
+	RemoveBlockedBy []string `json:"removeBlockedBy,omitempty"`
+	Metadata        Metadata `json:"metadata,omitempty"`
 	// Expect makes the update a compare-and-swap: it is applied only when
 	// the task still has these values (precondition_failed otherwise).
 	Expect *Expect `json:"expect,omitzero"`
@@ -270,8 +279,8 @@ func (r *UpdateRequest) Validate() error {
 	}{
 		{"repoURL", r.RepoURL, "create-only: set it with task-create"},
 		{"parentID", r.ParentID, "create-only: set it with task-create"},
-		{"blocks", r.Blocks, "dependencies are additive: use addBlocks"},
-		{"blockedBy", r.BlockedBy, "dependencies are additive: use addBlockedBy"},
+		{"blocks", r.Blocks, "use addBlocks and removeBlocks"},
+		{"blockedBy", r.BlockedBy, "use addBlockedBy and removeBlockedBy"},
 		{"threadID", r.ThreadID, "set by the tool"},
 		{"projectRoot", r.ProjectRoot, "set by the tool"},
 	} {
@@ -305,6 +314,12 @@ func (r *UpdateRequest) Validate() error {
 		return err
 	}
 	if r.AddBlockedBy, err = checkIDs("addBlockedBy", r.AddBlockedBy); err != nil {
+		return err
+	}
+	if r.RemoveBlocks, err = checkIDs("removeBlocks", r.RemoveBlocks); err != nil {
+		return err
+	}
+	if r.RemoveBlockedBy, err = checkIDs("removeBlockedBy", r.RemoveBlockedBy); err != nil {
 		return err
 	}
 	if err := checkClaimKey(r.Metadata); err != nil {
@@ -350,8 +365,8 @@ func (r *UpdateRequest) Apply(t *Task) {
 	if r.Priority != nil {
 		t.Priority = *r.Priority
 	}
-	t.Blocks = appendSet(t.Blocks, r.AddBlocks)
-	t.BlockedBy = appendSet(t.BlockedBy, r.AddBlockedBy)
+	t.Blocks = appendSet(removeAll(t.Blocks, r.RemoveBlocks), r.AddBlocks)
+	t.BlockedBy = appendSet(removeAll(t.BlockedBy, r.RemoveBlockedBy), r.AddBlockedBy)
 	for k, v := range r.Metadata {
 		if v.Kind() == 'n' {
 			delete(t.Metadata, k)
@@ -365,6 +380,20 @@ func (r *UpdateRequest) Apply(t *Task) {
 	if len(t.Metadata) == 0 {
 		t.Metadata = nil
 	}
+}
+
+// removeAll returns list without the ids in drop.
+func removeAll(list, drop []string) []string {
+	if len(drop) == 0 {
+		return list
+	}
+	out := make([]string, 0, len(list))
+	for _, id := range list {
+		if !slices.Contains(drop, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 func appendSet(list, add []string) []string {
