@@ -3,7 +3,7 @@
 // directory, generates task stores, runs each binary many times alternated
 // with its baseline, and prints Markdown tables of medians and ratios.
 //
-//	go run ./bench [-runs 31] [-quick] [-only hook,session,list,create,contention,growth,mcp,claim,hosts,integrity,porcelain,sync] [-keep]
+//	go run ./bench [-runs 31] [-quick] [-only goals,writes,hook,session,list,create,contention,growth,mcp,claim,hosts,integrity,porcelain,sync] [-keep]
 //
 // `make bench` runs it. Needs nothing but the Go toolchain.
 package main
@@ -23,6 +23,7 @@ import (
 )
 
 type config struct {
+	cache string
 	runs  int
 	quick bool
 	only  map[string]bool
@@ -36,9 +37,10 @@ func main() {
 		os.Exit(rssChild(os.Args[2:]))
 	}
 	var c config
-	only := flag.String("only", "goals,hook,session,list,create,contention,growth,mcp,claim,hosts,integrity,porcelain,sync", "comma-separated sections to run")
+	only := flag.String("only", "goals,writes,hook,session,list,create,contention,growth,mcp,claim,hosts,integrity,porcelain,sync", "comma-separated sections to run")
 	flag.IntVar(&c.runs, "runs", 31, "timed runs per figure (each alternated with its baseline)")
 	flag.BoolVar(&c.quick, "quick", false, "fewer runs and no 50,000-task store (a smoke run)")
+	flag.StringVar(&c.cache, "cache", filepath.Join(os.TempDir(), "matrixx-bench-stores"), "directory keeping generated stores between runs (they are only read; writers work on copies)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temp directory (binaries and stores)")
 	flag.StringVar(&c.goCmd, "go", "go", "go command used to build the binaries")
 	flag.Parse()
@@ -63,6 +65,7 @@ type bench struct {
 	bin string
 	r   *runner
 
+	seq     int // names copies of cached stores
 	stores  map[int]*scaleStore
 	lists   map[int]*listResult
 	creates map[int]*createResult
@@ -114,6 +117,7 @@ func run(c *config) error {
 		{"create", b.create},
 		{"contention", b.contention},
 		{"growth", b.growth},
+		{"writes", b.writes},
 		{"mcp", b.mcp},
 		{"claim", b.claim},
 		{"integrity", b.integrity},

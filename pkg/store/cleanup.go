@@ -98,18 +98,12 @@ func (s *Store) Cleanup(req *task.CleanupRequest, openItem OpenPlanItem) (*Clean
 				res.Problems = append(res.Problems, Problem{File: task.FileName(id), Error: err.Error()})
 				continue
 			}
+			// The dedup index may still name it: its lines go at the
+			// shard's next compaction (a candidate is read before use).
 			res.DeletedIDs = append(res.DeletedIDs, id)
 			if err == nil {
 				tx.recordEvent(history.Removed, gone, goneData)
 			}
-			if tx.recent != nil {
-				tx.recent.remove(id)
-			}
-		}
-		if tx.recent != nil && len(res.DeletedIDs) > 0 {
-			// The unlinks change the directory's mtime; re-stamp the
-			// still-valid index so the next create need not rebuild it.
-			tx.recent.changed = true
 		}
 		res.Remaining += len(ids) - len(res.DeletedIDs)
 		res.Deleted = len(res.DeletedIDs)

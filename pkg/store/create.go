@@ -70,7 +70,11 @@ func (s *Store) Create(req *task.CreateRequest) (*CreateResult, error) {
 func (tx *txn) createOne(it *task.CreateItem) (*Created, error) {
 	s := tx.s
 	subject := strings.TrimSpace(it.Subject)
-	if dup := tx.findDuplicate(subject, it.Metadata.PlanKey()); dup != nil {
+	dup, err := tx.findDuplicate(subject, it.Metadata.PlanKey())
+	if err != nil {
+		return nil, err
+	}
+	if dup != nil {
 		return &Created{ID: dup.ID, Subject: dup.Subject, Deduplicated: true, NotApplied: notApplied(it, dup)}, nil
 	}
 	id, err := task.NewID()
@@ -123,26 +127,34 @@ func (tx *txn) createOne(it *task.CreateItem) (*Created, error) {
 // index's candidates against their files. "This project" is
 // project.Matcher's rule (S24): any record of the project's own store; in
 // a shared store, a record whose projectRoot names the same directory.
-func (tx *txn) findDuplicate(subject, plan string) *task.Task {
+// A shard of the index that does not parse (a torn write) is rebuilt by
+// scanning, as a stale index is.
+func (tx *txn) findDuplicate(subject, plan string) (*task.Task, error) {
 	now := tx.s.now()
 	if tx.match == nil {
 		tx.match = tx.s.Matcher()
 	}
-	for _, id := range tx.recent.candidates(subject, plan, now) {
+	ids, err := tx.recent.candidates(subject, plan)
+	if err != nil {
+		tx.recent = nil
+		if err := tx.ensureRecent(); err != nil {
+			return nil, err
+		}
+		if ids, err = tx.recent.candidates(subject, plan); err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range ids {
 		t, mtime, err := tx.s.read(id)
 		if err != nil || t == nil {
-			tx.recent.remove(id)
 			continue
 		}
 		same := strings.TrimSpace(t.Subject) == subject && t.Metadata.PlanKey() == plan
 		if t.Status.Active() && same && tx.match.Same(t.ProjectRoot) && now.Sub(mtime) <= DedupWindow {
-			return t
-		}
-		if !t.Status.Active() || !same {
-			tx.recent.remove(id)
+			return t, nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 func sortErrors(errs []task.ItemError) {

@@ -85,8 +85,8 @@ func BenchmarkScanList(b *testing.B) {
 func BenchmarkRebuildRecent(b *testing.B) {
 	s := benchStore(b, 10000)
 	for b.Loop() {
-		idx, err := s.rebuildRecent(time.Now())
-		if err != nil || len(idx.Entries) == 0 {
+		_, n, err := s.rebuildRecent(time.Now())
+		if err != nil || n == 0 {
 			b.Fatal(err)
 		}
 	}

@@ -83,7 +83,7 @@ func TestResolveRootSlash(t *testing.T) {
 func TestCreateDedupUsesIndexAndSeesForeignFiles(t *testing.T) {
 	s := newStore(t)
 	first := create(t, s, `{"subject":"Build"}`).Tasks[0]
-	if _, err := os.Stat(filepath.Join(s.Dir, indexDir, indexFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(s.Dir, indexDir, dedupDir, stampFile)); err != nil {
 		t.Fatalf("index not written: %v", err)
 	}
 	again := create(t, s, `{"subject":" Build "}`).Tasks[0]
@@ -201,23 +201,26 @@ func TestDedupComparesPlanItems(t *testing.T) {
 	}
 }
 
-// TestOldIndexIsRebuilt: an index of version 1 has no plan keys; using it
-// would miss a duplicate plan item, so it is rebuilt.
+// TestOldIndexIsRebuilt: an index of another version (an earlier
+// format's stamp) is rebuilt, and the single-file index of earlier
+// versions is removed.
 func TestOldIndexIsRebuilt(t *testing.T) {
 	s := newStore(t)
 	first := create(t, s, `{"subject":"Docs","metadata":{"planName":"b","planItem":2}}`).Tasks[0]
-	path := filepath.Join(s.Dir, indexDir, indexFile)
+	path := filepath.Join(s.Dir, indexDir, dedupDir, stampFile)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// What the previous version wrote: same stamp, entries without "plan".
-	old := strings.Replace(string(data), `"v":2`, `"v":1`, 1)
-	old = strings.Replace(old, `"plan":"\"b\"#2",`, ``, 1)
-	if old == string(data) || strings.Contains(old, `"plan"`) {
-		t.Fatalf("unexpected index: %s", data)
+	old := strings.Replace(string(data), stampMagic+" 3 ", stampMagic+" 2 ", 1)
+	if old == string(data) {
+		t.Fatalf("unexpected stamp: %s", data)
 	}
 	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	legacy := filepath.Join(s.Dir, indexDir, oldIndexFile)
+	if err := os.WriteFile(legacy, []byte(`{"v":2,"dirMtimeNs":0,"entries":[]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var log strings.Builder
@@ -228,6 +231,9 @@ func TestOldIndexIsRebuilt(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "dedup index rebuilt") {
 		t.Fatalf("the old index was used: %q", log.String())
+	}
+	if _, err := os.Stat(legacy); !os.IsNotExist(err) {
+		t.Errorf("the earlier versions' recent.json is still there: %v", err)
 	}
 }
 

@@ -19,6 +19,7 @@ type txn struct {
 	s      *Store
 	l      *lock.Lock
 	recent *recentIndex     // nil when the dedup index is stale
+	index  *indexHandle     // the dedup index's files (nil outside transact)
 	graph  task.Graph       // built on first need
 	lost   error            // set once the lock was found lost
 	match  *project.Matcher // which records are this project's (S24), on first need
@@ -32,6 +33,9 @@ type txn struct {
 	// replaces the file only if it still holds them (fencing,
 	// docs/design.md "Fencing").
 	seen map[string][]byte
+	// prior holds, by id, what the dedup index needs to know of each
+	// record as read under the lock (recentIndex.note).
+	prior map[string]dedupPrior
 
 	// owner is the owner the operation acts as, kind the history kind of
 	// its writes when not derived from the change, undoes the event an
@@ -56,6 +60,12 @@ func (tx *txn) readRec(id string) (*task.Task, time.Time, error) {
 		return nil, time.Time{}, err
 	}
 	tx.remember(id, data)
+	if t != nil {
+		if tx.prior == nil {
+			tx.prior = map[string]dedupPrior{}
+		}
+		tx.prior[id] = priorOf(t, mtime)
+	}
 	return t, mtime, nil
 }
 
@@ -87,7 +97,7 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 	}
 	index := openIndex(s.Dir)
 	defer index.close()
-	tx := &txn{s: s, l: l, recent: index.load(pre), refreshed: time.Now()}
+	tx := &txn{s: s, l: l, recent: index.load(pre), index: index, refreshed: time.Now()}
 	ferr := fn(tx)
 	if tx.dirty {
 		// One directory fsync for every rename of the transaction, before
@@ -200,11 +210,15 @@ func (tx *txn) writeAt(t *task.Task, mtime time.Time) error {
 		return errcode.Wrap(errcode.InternalError, err, "writing %s", task.FileName(t.ID))
 	}
 	tx.dirty = true
-	switch {
-	case tx.recent != nil && mtime.IsZero():
-		tx.recent.record(t, tx.s.now())
-	case tx.recent != nil:
-		tx.recent.changed = true // entries keep their mtimes; re-stamp the directory's
+	if tx.recent != nil {
+		var was *dedupPrior
+		if p, ok := tx.prior[t.ID]; ok {
+			was = &p
+		}
+		if tx.prior == nil {
+			tx.prior = map[string]dedupPrior{}
+		}
+		tx.prior[t.ID] = tx.recent.note(t, mtime, was, tx.s.now())
 	}
 	tx.remember(t.ID, data) // a second write in the same transaction replaces this one
 	tx.recordHistory(t, prior, data, !mtime.IsZero())
@@ -235,13 +249,14 @@ func (tx *txn) ensureRecent() error {
 	if tx.recent != nil {
 		return nil
 	}
-	idx, err := tx.s.rebuildRecent(tx.s.now())
+	idx, n, err := tx.s.rebuildRecent(tx.s.now())
 	if err != nil {
 		return err
 	}
 	if tx.s.Debug {
-		tx.s.logf("debug: dedup index rebuilt (%d recent active tasks)", len(idx.Entries))
+		tx.s.logf("debug: dedup index rebuilt (%d recent active tasks)", n)
 	}
+	idx.h = tx.index
 	tx.recent = idx
 	return nil
 }

@@ -91,11 +91,9 @@ func (s *Store) Update(req *task.UpdateRequest) (*task.Task, bool, error) {
 		updateClaim(t, prevStatus, prevOwner, req, s.Session, s.now())
 		if after, err := task.Encode(t); err == nil && bytes.Equal(before, after) && len(mirrors) == 0 {
 			// Nothing to change: no write, no threadID stamp, no mtime.
-			// The unlink of .lock moved the directory's mtime: re-stamp
-			// the (still valid) dedup index so creates need no rebuild.
-			if tx.recent != nil {
-				tx.recent.changed = true
-			}
+			// (The unlink of .lock moved the directory's mtime: the
+			// still valid dedup index is re-stamped, as after every
+			// transaction.)
 			out = t
 			return nil
 		}
