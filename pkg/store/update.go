@@ -51,9 +51,6 @@ func (s *Store) Update(req *task.UpdateRequest) (*task.Task, bool, error) {
 		if req.If != nil && !req.If(t) {
 			// The caller's precondition does not hold: nothing is
 			// written, not even the mirrors of new edges.
-			if tx.recent != nil {
-				tx.recent.changed = true
-			}
 			out = t
 			return nil
 		}
