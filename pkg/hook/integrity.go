@@ -268,6 +268,9 @@ func (r *Runner) integrityCheck(ev *Event, ph phase) *checkOutcome {
 		return out
 	}
 	ip.StoreDir = p.store.Dir
+	// A store shared with the published plugin (docs/compat.md) takes
+	// its valid records even while a session is live.
+	w.SharedValid = p.cfg.Tasks.PluginSchema || p.cfg.Tasks.Scope == "global"
 	for _, a := range []*integrity.Area{ip.Tasks(), ip.Plans(), ip.State()} {
 		r.checkArea(c, a, w, ph, out)
 	}
@@ -394,7 +397,7 @@ func (o *checkOutcome) adoptedNote() string {
 		}
 		named = append(named, fmt.Sprintf("%s %s %s", ch.Area, filepath.Base(ch.File), ch.What))
 	}
-	return fmt.Sprintf("matrixx-hook: changes made while no agent session was live were recorded as good: %s.", strings.Join(named, "; "))
+	return fmt.Sprintf("matrixx-hook: changes made while no agent session was live (or valid records of another writer sharing the store) were recorded as good: %s.", strings.Join(named, "; "))
 }
 
 // postAnswer reports after a tool call: additionalContext to the agent,

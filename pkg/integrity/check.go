@@ -65,6 +65,11 @@ type Window struct {
 	// AdoptValid adopts changes that are valid records even inside the
 	// window (a task tool of another implementation sharing the store).
 	AdoptValid bool
+	// SharedValid adopts changes that are valid records made outside the
+	// tool call's window even while a session is live: the store is
+	// shared with writers that do not record their writes (the published
+	// plugin; docs/compat.md).
+	SharedValid bool
 	// Live are the spans during which an agent session was live
 	// (Sessions.Spans): a change made in one is never adopted, whether or
 	// not a tool call was open (a background job, a write after Stop).
@@ -74,6 +79,12 @@ type Window struct {
 // slack widens a live span's start by the coarse clock's lag: ctimes are
 // stamped by the kernel's coarse clock, span starts by the fine one.
 const slack = int64(20 * time.Millisecond)
+
+// inCall reports whether ctime falls in the tool call's window (not
+// counting the live spans).
+func (w Window) inCall(ctime int64) bool {
+	return !w.None && (w.All || ctime >= w.Start)
+}
 
 func (w Window) inside(ctime int64) bool {
 	for _, sp := range w.Live {
@@ -685,7 +696,7 @@ func (c *Checker) act(a *Area, l *Ledger, w Window, s *suspect, inside bool) Cha
 		// good content put back).
 		return c.replace(a, l, s, ch)
 	}
-	if !inside || (w.AdoptValid && s.what != WhatDeleted && c.valid(a, s)) {
+	if !inside || s.what != WhatDeleted && (w.AdoptValid || w.SharedValid && !w.inCall(s.st.Ctime)) && c.valid(a, s) {
 		if s.what == WhatDeleted {
 			delete(l.Entries, s.name)
 		} else if err := c.adoptFile(a, l, s.name); err != nil {
