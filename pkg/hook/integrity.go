@@ -128,16 +128,32 @@ func (r *Runner) sessionEvent(ev *Event, home, root string, ph phase) []integrit
 	return s.Spans(r.Now())
 }
 
-// homeLink moves an integrity home that is a symbolic link aside (the
-// ledgers must not live where a link points) and reports it.
+// homeLink puts back an integrity home that was replaced by a symbolic
+// link (the ledgers must not live where a link points): the link is
+// removed and the directory it points to is moved back into place (the
+// ledgers the agent moved away), else the link is moved aside and the
+// ledgers start over. Either way it is reported.
 func homeLink(home string, now time.Time) *integrity.Change {
 	fi, err := os.Lstat(home)
 	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		return nil
 	}
+	ch := &integrity.Change{Area: "ledger", File: home, What: integrity.WhatOdd, Action: integrity.ActRestored}
+	if target, err := filepath.EvalSymlinks(home); err == nil {
+		if ti, err := os.Lstat(target); err == nil && ti.IsDir() && os.Remove(home) == nil {
+			if err := os.Rename(target, home); err == nil {
+				ch.Error = ""
+				return ch
+			}
+			// Not movable (another filesystem): the link is gone, the
+			// ledgers start over.
+			ch.Action, ch.Error = integrity.ActLost, "the integrity home was a symbolic link to "+target+", which could not be moved back; the ledgers start over (nothing could be compared)"
+			return ch
+		}
+	}
 	aside := fmt.Sprintf("%s.link-%s", home, now.UTC().Format("20060102T150405.000000000"))
-	ch := &integrity.Change{Area: "ledger", File: home, What: integrity.WhatOdd, Action: integrity.ActQuarantined, Quarantine: aside,
-		Error: "the integrity home was a symbolic link; it was moved aside and the ledgers start over (nothing could be compared)"}
+	ch.Action, ch.Quarantine = integrity.ActQuarantined, aside
+	ch.Error = "the integrity home was a symbolic link; it was moved aside and the ledgers start over (nothing could be compared)"
 	if err := os.Rename(home, aside); err != nil {
 		ch.Action, ch.Quarantine, ch.Error = integrity.ActKept, "", "the integrity home is a symbolic link and could not be moved aside: "+err.Error()
 	}

@@ -340,3 +340,86 @@ func TestAKnownDirectoryIsListedAgainWhenItChanges(t *testing.T) {
 		t.Fatalf("actions %q", got)
 	}
 }
+
+func TestAChangeInALiveSpanIsRestoredOutsideAnyCall(t *testing.T) {
+	f := newFixture(t, map[string]string{"T-a.json": "aaa"})
+	before := f.snap()
+	_ = os.WriteFile(f.path("T-a.json"), []byte("a background job"), 0o644)
+	now, _ := coarseNow()
+	// no call open (None), but a session live since a second ago
+	res := f.check(Window{None: true, Live: []Span{{From: now - int64(time.Second), To: now + int64(time.Minute)}}})
+	if got := actions(res); got != "T-a.json:changed:restored" || f.snap() != before {
+		t.Fatalf("actions %q", got)
+	}
+	// shared store: a valid record made outside the call is adopted even
+	// in a live span, one made inside the call is not
+	f.area.Valid = func(name string, data []byte) bool { return bytes.HasPrefix(data, []byte("valid")) }
+	_ = os.WriteFile(f.path("T-a.json"), []byte("valid, by the plugin"), 0o644)
+	now, _ = coarseNow()
+	live := []Span{{From: now - int64(time.Second), To: now + int64(time.Minute)}}
+	if got := actions(f.check(Window{Start: now + int64(time.Second), Live: live, SharedValid: true})); got != "T-a.json:changed:adopted" {
+		t.Fatalf("shared store, outside the call: %q", got)
+	}
+	_ = os.WriteFile(f.path("T-a.json"), []byte("valid, in the agent's call"), 0o644)
+	if got := actions(f.check(Window{Start: now - int64(time.Second), Live: live, SharedValid: true})); got != "T-a.json:changed:restored" {
+		t.Fatalf("shared store, inside the call: %q", got)
+	}
+}
+
+func TestAnOddLockNeverSilencesTheCheck(t *testing.T) {
+	f := newFixture(t, map[string]string{"T-a.json": "aaa"})
+	before := f.snap()
+	if err := syscall.Mkfifo(filepath.Join(f.area.Dir, ".lock"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.WriteFile(f.path("T-a.json"), []byte("edited"), 0o644)
+	start := time.Now()
+	res := f.check(Window{All: true})
+	if got := actions(res); got != ".lock:odd:quarantined T-a.json:changed:restored" || f.snap() != before {
+		t.Fatalf("actions %q", got)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("the check waited %v for the odd lock", d)
+	}
+	// alone (nothing else changed) it is moved away too
+	if err := os.Mkdir(filepath.Join(f.area.Dir, ".lock"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := actions(f.check(Window{All: true})); got != ".lock:odd:quarantined" {
+		t.Fatalf("actions %q", got)
+	}
+}
+
+func TestProjectDirectoriesArePutRight(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	proj := filepath.Join(root, "proj")
+	for _, d := range []string{filepath.Join(proj, ".matrixx", "plans"), filepath.Join(home, "elsewhere")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := &Checker{Quarantine: filepath.Join(proj, ".matrixx", "state", "quarantine"), Fallback: filepath.Join(home, "q")}
+	if err := os.Symlink(filepath.Join(home, "elsewhere"), filepath.Join(proj, ".matrixx", "tasks")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(proj, ".matrixx", "plans"), 0o300); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ch := range c.Dirs(proj) {
+		got = append(got, ch.File+":"+ch.What+":"+ch.Action)
+	}
+	if strings.Join(got, " ") != ".matrixx/tasks/:odd:quarantined .matrixx/plans/:metadata:restored" {
+		t.Fatalf("changes %q", got)
+	}
+	if _, err := os.Lstat(filepath.Join(proj, ".matrixx", "tasks")); !os.IsNotExist(err) {
+		t.Errorf("the link is still there: %v", err)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(home, "q")); len(ents) != 1 {
+		t.Errorf("the link is not in the fallback quarantine: %v", ents)
+	}
+	if fi, _ := os.Stat(filepath.Join(proj, ".matrixx", "plans")); fi.Mode().Perm() != 0o700 {
+		t.Errorf("plans mode %v", fi.Mode().Perm())
+	}
+}
