@@ -129,72 +129,123 @@ func StatusLine(q Queue) string {
 // maxListed caps the tasks listed in a directive.
 const maxListed = 20
 
-// Directive is the text that blocks the stop.
+// Directive is the text that blocks the stop: the status line, the tasks
+// (as many as fit), what to do, and notes on stuck and stale tasks. It is
+// at most MaxReasonBytes less in.Reserve, whatever the store holds: the
+// fixed text is kept whole, the stuck notes take at most half of what is
+// left, and the task lines fill the rest, then "- … and N more".
 func Directive(in Input, q Queue) string {
-	var b strings.Builder
+	var head, tail strings.Builder
 	if in.Subagent {
 		who := in.AgentType
 		if in.AgentID != "" {
 			who = strings.TrimSpace(who + " " + in.AgentID)
 		}
-		fmt.Fprintf(&b, "matrixx: you (%s) still hold %d in_progress task(s). Do not stop yet.\n\n", who, len(q.Items))
+		fmt.Fprintf(&head, "matrixx: you (%s) still hold %d in_progress task(s). Do not stop yet.\n\n", who, len(q.Items))
 	} else {
-		fmt.Fprintf(&b, "matrixx: %s. Do not stop yet: keep working.\n\n", StatusLine(q))
+		fmt.Fprintf(&head, "matrixx: %s. Do not stop yet: keep working.\n\n", StatusLine(q))
 	}
-	for i, it := range q.Items {
-		if i == maxListed {
-			fmt.Fprintf(&b, "- … and %d more (task-list shows them all)\n", len(q.Items)-maxListed)
-			break
-		}
-		b.WriteString(Line(it))
-		b.WriteByte('\n')
-	}
-	b.WriteByte('\n')
+	tail.WriteByte('\n')
 	if in.Subagent {
-		b.WriteString("Finish the work, then mark each task completed (task-update <id> --status completed). If you cannot finish, set it back to pending and say why in its description (task-update <id> --status pending --description …) so the parent agent can take over.")
+		tail.WriteString("Finish the work, then mark each task completed (task-update <id> --status completed). If you cannot finish, set it back to pending and say why in its description (task-update <id> --status pending --description …) so the parent agent can take over.")
 	} else {
-		b.WriteString("Continue any in_progress task, else take the next pending task that is not blocked. Start a task with task-claim <id> --owner <you> (task-claim --owner <you> takes the next ready one) and mark it completed when it is done (task-update <id> --status completed). Respect blockedBy: a blocked task waits until its blockers are completed. If a task no longer applies, set its status to deleted. Stop only when no task is left.")
+		tail.WriteString("Continue any in_progress task, else take the next pending task that is not blocked. Start a task with task-claim <id> --owner <you> (task-claim --owner <you> takes the next ready one) and mark it completed when it is done (task-update <id> --status completed). Respect blockedBy: a blocked task waits until its blockers are completed. If a task no longer applies, set its status to deleted. Stop only when no task is left.")
 	}
-	b.WriteString(stuckAdvice(q))
+	stale := ""
 	if q.Stale > 0 {
-		fmt.Fprintf(&b, "\nTasks marked stale have had no file activity for over %s and may be orphans of an earlier session: finish them, or complete or delete them if they no longer apply.", Window(in.staleWindow()))
+		stale = fmt.Sprintf("\nTasks marked stale have had no file activity for over %s and may be orphans of an earlier session: finish them, or complete or delete them if they no longer apply.", Window(in.staleWindow()))
 	}
-	return Cap(b.String(), MaxReasonBytes)
+	max := MaxReasonBytes - in.Reserve
+	room := max - head.Len() - tail.Len() - len(stale)
+	stuck := stuckAdvice(q, room/2)
+	lines := make([]string, 0, min(len(q.Items), maxListed))
+	for _, it := range q.Items[:min(len(q.Items), maxListed)] {
+		lines = append(lines, Line(it))
+	}
+	return Fit(max, head.String(), lines, len(q.Items), tail.String()+stuck+stale)
+}
+
+// Fit joins head, the lines that fit (one line each, in order), a line
+// "- … and N more (task-list shows them all)" for the total items not
+// shown, and tail, in at most max bytes. head and tail are kept whole;
+// when even they do not fit, the whole is cut (Cap).
+func Fit(max int, head string, lines []string, total int, tail string) string {
+	var b strings.Builder
+	b.WriteString(head)
+	room := max - len(head) - len(tail)
+	more := func(n int) string { return fmt.Sprintf("- … and %d more (task-list shows them all)\n", n) }
+	for i, l := range lines {
+		need := len(l) + 1
+		if left := total - i - 1; left > 0 {
+			need += len(more(left))
+		}
+		if need > room {
+			b.WriteString(more(total - i))
+			return Cap(b.String()+tail, max)
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+		room -= len(l) + 1
+	}
+	if n := total - len(lines); n > 0 {
+		b.WriteString(more(n))
+	}
+	return Cap(b.String()+tail, max)
 }
 
 // maxStuck caps the stuck tasks explained in a directive.
 const maxStuck = 5
 
 // stuckAdvice explains the blocked tasks whose blockers are deleted or
-// missing (they would wait forever), at most maxStuck of them; "" when
-// there are none.
-func stuckAdvice(q Queue) string {
+// missing (they would wait forever), at most maxStuck of them and room
+// bytes in all; "" when there are none.
+func stuckAdvice(q Queue, room int) string {
+	const more = "\n(More tasks wait on deleted or missing blockers: task-list shows them.)"
 	var b strings.Builder
 	n := 0
 	for _, it := range q.Items {
 		if !it.Stuck() {
 			continue
 		}
-		if n++; n > maxStuck {
-			b.WriteString("\n(More tasks wait on deleted or missing blockers: task-list shows them.)")
+		one := stuckLine(it)
+		if n++; n > maxStuck || b.Len()+len(one)+len(more) > room {
+			if b.Len()+len(more) <= room {
+				b.WriteString(more)
+			}
 			break
 		}
-		fmt.Fprintf(&b, "\n%s can never start as things stand:", it.Task.ID)
-		if len(it.Deleted) > 0 {
-			id := "<id>"
-			if len(it.Deleted) == 1 {
-				id = it.Deleted[0]
-			}
-			fmt.Fprintf(&b, " its blocker %s %s deleted (if that work is done or no longer needed, mark it completed: task-update %s --status completed);",
-				ids(it.Deleted), isAre(len(it.Deleted)), id)
-		}
-		if len(it.Missing) > 0 {
-			fmt.Fprintf(&b, " its blocker %s %s not in the task store, so %s never be completed;",
-				ids(it.Missing), isAre(len(it.Missing)), itThey(len(it.Missing)))
-		}
-		fmt.Fprintf(&b, " re-plan it (create a replacement task with task-create without that blocker, then task-update %s --status deleted), or delete it if it no longer applies.", it.Task.ID)
+		b.WriteString(one)
 	}
 	return b.String()
+}
+
+// stuckLine is the advice for one stuck task.
+func stuckLine(it Item) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%s can never start as things stand:", it.Task.ID)
+	if len(it.Deleted) > 0 {
+		id := "<id>"
+		if len(it.Deleted) == 1 {
+			id = it.Deleted[0]
+		}
+		fmt.Fprintf(&b, " its blocker %s %s deleted (if that work is done or no longer needed, mark it completed: task-update %s --status completed);",
+			fewIDs(it.Deleted), isAre(len(it.Deleted)), id)
+	}
+	if len(it.Missing) > 0 {
+		fmt.Fprintf(&b, " its blocker %s %s not in the task store, so %s never be completed;",
+			fewIDs(it.Missing), isAre(len(it.Missing)), itThey(len(it.Missing)))
+	}
+	fmt.Fprintf(&b, " re-plan it (create a replacement task with task-create without that blocker, then task-update %s --status deleted), or delete it if it no longer applies.", it.Task.ID)
+	return b.String()
+}
+
+// fewIDs joins at most 2 ids, then "and N more" (the task's line names
+// up to MaxBlockersShown).
+func fewIDs(list []string) string {
+	if len(list) <= 2 {
+		return strings.Join(list, ", ")
+	}
+	return strings.Join(list[:2], ", ") + fmt.Sprintf(" and %d more", len(list)-2)
 }
 
 func isAre(n int) string {
@@ -215,10 +266,16 @@ func itThey(n int) string {
 // thousands of blockers is shown with the first few and a count.
 const MaxBlockersShown = 5
 
-// MaxReasonBytes caps a directive (and a SessionStart summary): 16 KiB.
-// Whatever the store holds, a hook never puts more into the agent's
-// context; longer text is cut at a line and says so.
-const MaxReasonBytes = 16 << 10
+// MaxReasonBytes caps a Stop or SubagentStop directive, whatever the
+// store holds: 2 KiB, about 512 tokens at 4 bytes a token (the estimate
+// docs/hooks.md states). Its fixed text is kept whole and the task lines
+// fill what is left (Fit).
+const MaxReasonBytes = 2 << 10
+
+// MaxSummaryBytes caps the SessionStart text (the task summary, or the
+// onboarding lines): 1.5 KiB, about 384 tokens, whether the store holds
+// 50 tasks or 50,000.
+const MaxSummaryBytes = 1536
 
 // Line renders one item: "- T-… [pending, blocked by T-…] subject (stale: 30h)";
 // a blocker that is deleted or missing is marked "T-… (deleted)" or "T-…
@@ -271,14 +328,6 @@ func Cap(text string, max int) string {
 	return text[:cut] + note
 }
 
-// ids joins at most MaxBlockersShown ids, then "and N more".
-func ids(list []string) string {
-	if len(list) <= MaxBlockersShown {
-		return strings.Join(list, ", ")
-	}
-	return strings.Join(list[:MaxBlockersShown], ", ") + fmt.Sprintf(" and %d more", len(list)-MaxBlockersShown)
-}
-
 // hours renders an idle time as people write it: whole hours from one
 // hour up ("30h", rounded down), whole minutes below ("40m").
 func hours(d time.Duration) string {
@@ -303,11 +352,15 @@ func Window(d time.Duration) string {
 	return strconv.FormatFloat(math.Round(d.Hours()*100)/100, 'f', -1, 64) + "h"
 }
 
-// subject is the task's subject on one line, at most 200 bytes.
+// maxSubjectShown caps a subject on a task's line, in bytes.
+const maxSubjectShown = 100
+
+// subject is the task's subject on one line, at most maxSubjectShown
+// bytes (then "…").
 func subject(t *task.Task) string {
 	s := strings.Join(strings.Fields(t.Subject), " ")
-	if len(s) > 200 {
-		cut := 200
+	if len(s) > maxSubjectShown {
+		cut := maxSubjectShown
 		for cut > 0 && s[cut]&0xC0 == 0x80 {
 			cut--
 		}

@@ -62,6 +62,9 @@ type Input struct {
 	// SubagentStop it replaces StaleAfter (a subagent's claimed task idle
 	// past it stops holding the subagent); zero means StaleAfter.
 	BackgroundStaleAfter time.Duration
+	// Reserve is how many bytes of MaxReasonBytes the caller keeps for
+	// text it adds after the directive (the integrity check's line).
+	Reserve int
 }
 
 // Item is one incomplete task of the queue.

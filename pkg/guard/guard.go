@@ -327,5 +327,5 @@ func (e *env) export(name string) {
 }
 
 func deny(reason, rule string) Decision {
-	return Decision{Deny: true, Reason: reason, Rule: rule}
+	return Decision{Deny: true, Reason: FitReason(reason), Rule: rule}
 }

@@ -3,6 +3,7 @@ package guard
 import (
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // The deny reasons are read by the agent: they say what was refused, which
@@ -54,12 +55,59 @@ func storeWay(st store) string {
 	return rootWay
 }
 
-// shown is the path as the agent wrote it, plus where a symlink led.
+// MaxReasonBytes caps a deny reason: 600 bytes, about 150 tokens at 4
+// bytes a token (docs/hooks.md states the estimate). Paths in a reason are
+// shortened to their last maxPathShown bytes, and a reason still longer
+// (a long command name or pattern in it) loses its middle (FitReason).
+const MaxReasonBytes = 600
+
+// maxPathShown caps a path named in a reason, in bytes: longer ones keep
+// their end (the file and its directory), after "…".
+const maxPathShown = 100
+
+// FitReason returns reason when it fits MaxReasonBytes; else its start and
+// its end (what to do instead) joined by " (…) ", cut on character
+// boundaries, in at most MaxReasonBytes.
+func FitReason(reason string) string {
+	if len(reason) <= MaxReasonBytes {
+		return reason
+	}
+	const gap = " (…) "
+	tail := MaxReasonBytes / 2
+	head := MaxReasonBytes - tail - len(gap)
+	for head > 0 && !utf8.RuneStart(reason[head]) {
+		head--
+	}
+	from := len(reason) - tail
+	for from < len(reason) && !utf8.RuneStart(reason[from]) {
+		from++
+	}
+	return reason[:head] + gap + reason[from:]
+}
+
+// clip keeps the last maxPathShown bytes of a long path, from a "/" when
+// there is one there, after "…".
+func clip(p string) string {
+	if len(p) <= maxPathShown {
+		return p
+	}
+	from := len(p) - (maxPathShown - len("…"))
+	if i := strings.IndexByte(p[from:], '/'); i >= 0 && i < maxPathShown/2 {
+		from += i
+	}
+	for from < len(p) && !utf8.RuneStart(p[from]) {
+		from++
+	}
+	return "…" + p[from:]
+}
+
+// shown is the path as the agent wrote it, plus where a symlink led, each
+// at most maxPathShown bytes.
 func shown(p, resolved string) string {
 	p = strings.ReplaceAll(p, selfUser, "$USER")
-	p = strings.ReplaceAll(p, string(unknown), "…")
+	p = clip(strings.ReplaceAll(p, string(unknown), "…"))
 	if resolved != "" {
-		return p + " (a link to " + resolved + ")"
+		return p + " (a link to " + clip(resolved) + ")"
 	}
 	return p
 }
@@ -80,10 +128,9 @@ func handedReason(via string, st store, p, resolved string) string {
 // store of another directory than the project the agent works in (proj:
 // a snapshot, a backup).
 func copyReason(via string, st store, p, resolved, proj string) string {
-	return "Blocked: " + via + " would change " + shown(p, resolved) + ", " + storeWhat(st) + " of " + proj +
-		": a copy, a backup or another worktree of a project is guarded like the live store (any directory with .matrixx/tasks " +
-		"or .matrixx/plans is). If it is a copy to throw away, ask the user to remove it by hand, outside the " +
-		"agent; task-cleanup and plan delete change only the project's own store."
+	return "Blocked: " + via + " would change " + shown(p, resolved) + ", " + storeWhat(st) + " of " + clip(proj) +
+		": a copy, a backup or another worktree is guarded like the live store. If it is a copy to throw away, " +
+		"ask the user to remove it by hand, outside the agent; task-cleanup and plan delete change only this project's store."
 }
 
 // planReadReason is the reason for a refused generic read of a plan.
@@ -133,7 +180,7 @@ func (e *env) rawReason(hit, why string) string {
 	if why == "" {
 		why = "it does not parse"
 	}
-	return "Blocked: the shell command could not be analysed reliably (" + why + ") and it names " + hit +
+	return "Blocked: the shell command could not be analysed reliably (" + why + ") and it names " + clip(hit) +
 		" together with a write. " + storeWay(st)
 }
 
@@ -155,14 +202,14 @@ func gitCleanReason(lost string, mode byte) string {
 		how = "if git does not track it (the guard cannot tell). Add -e .matrixx to keep it (git clean -fd " +
 			"-e .matrixx; a \"!\" pattern keeps nothing), or name the paths to clean; "
 	}
-	return "Blocked: Bash (git clean) would delete " + lost + ", in the .matrixx directory, " + how + rootWay
+	return "Blocked: Bash (git clean) would delete " + clip(lost) + ", in the .matrixx directory, " + how + rootWay
 }
 
 // gitStashReason is the reason for a git stash -u/-a that would take a
 // guarded path (lost) out of the work tree if git does not track it (the
 // guard cannot know).
 func gitStashReason(lost, what string) string {
-	return "Blocked: Bash (" + what + ") would stash away " + lost + ", in the .matrixx directory, if git does " +
+	return "Blocked: Bash (" + what + ") would stash away " + clip(lost) + ", in the .matrixx directory, if git does " +
 		"not track it (the guard cannot tell; the stash takes such a file out of the work tree). Name the paths " +
 		"to stash (git stash push -u -- src/) or leave the store out (git stash push -u -- ':!.matrixx'); " +
 		rootWay

@@ -4,6 +4,8 @@ import (
 	"io"
 
 	"github.com/go-json-experiment/json"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/guard"
 )
 
 // Answers in Claude Code's hook protocol (DESIGN §3). The hook writes at
@@ -23,8 +25,9 @@ type preToolUseOutput struct {
 	PermissionDecisionReason string `json:"permissionDecisionReason"`
 }
 
+// deny refuses a tool call with reason, at most guard.MaxReasonBytes.
 func deny(reason string) preToolUseAnswer {
-	return preToolUseAnswer{preToolUseOutput{PreToolUse, "deny", reason}}
+	return preToolUseAnswer{preToolUseOutput{PreToolUse, "deny", guard.FitReason(reason)}}
 }
 
 // stopAnswer blocks a stop (Stop, SubagentStop): {"decision":"block","reason":"…"}.

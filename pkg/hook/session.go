@@ -116,32 +116,27 @@ func summary(session string, scoped bool, staleAfter time.Duration, now time.Tim
 	if len(all.Items) == 0 {
 		return ""
 	}
-	var b strings.Builder
-	list := func(q enforce.Queue) {
-		for i, it := range q.Items {
-			if i == maxSummary {
-				fmt.Fprintf(&b, "- … and %d more\n", len(q.Items)-maxSummary)
-				break
-			}
-			b.WriteString(enforce.Line(it) + "\n")
-		}
-	}
+	var head, tail strings.Builder
+	q := all
 	switch {
 	case len(mine.Items) > 0 && scoped:
-		fmt.Fprintf(&b, "matrixx tasks of this session: %s\n", enforce.StatusLine(mine))
-		list(mine)
+		fmt.Fprintf(&head, "matrixx tasks of this session: %s\n", enforce.StatusLine(mine))
+		q = mine
 		if others > 0 {
-			fmt.Fprintf(&b, "Other sessions have %d active task(s) in this project (task-list shows them).\n", others)
+			fmt.Fprintf(&tail, "Other sessions have %d active task(s) in this project (task-list shows them).\n", others)
 		}
 	case len(mine.Items) > 0:
-		fmt.Fprintf(&b, "matrixx tasks of this project: %s\n", enforce.StatusLine(mine))
-		list(mine)
+		fmt.Fprintf(&head, "matrixx tasks of this project: %s\n", enforce.StatusLine(mine))
+		q = mine
 	default:
-		fmt.Fprintf(&b, "matrixx tasks: this session has none yet; the project has active tasks from earlier sessions: %s\n", enforce.StatusLine(all))
-		list(all)
+		fmt.Fprintf(&head, "matrixx tasks: this session has none yet; the project has active tasks from earlier sessions: %s\n", enforce.StatusLine(all))
 	}
-	b.WriteString("Manage tasks only with task-create, task-list, task-get, task-claim and task-update (plans with plan); never edit .matrixx/tasks or .matrixx/plans directly. Start a task with task-claim <id> --owner <you> right before you work on it, and task-update <id> --status completed when done.")
-	return enforce.Cap(b.String(), enforce.MaxReasonBytes)
+	tail.WriteString("Manage tasks only with task-create, task-list, task-get, task-claim and task-update (plans with plan); never edit .matrixx/tasks or .matrixx/plans directly. Start a task with task-claim <id> --owner <you> right before you work on it, and task-update <id> --status completed when done.")
+	lines := make([]string, 0, min(len(q.Items), maxSummary))
+	for _, it := range q.Items[:min(len(q.Items), maxSummary)] {
+		lines = append(lines, enforce.Line(it))
+	}
+	return enforce.Fit(enforce.MaxSummaryBytes, head.String(), lines, len(q.Items), tail.String())
 }
 
 // appendExport appends `export NAME=<quoted value>` to file unless the last

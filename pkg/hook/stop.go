@@ -40,8 +40,14 @@ func StateDir(root string) string { return filepath.Join(root, ".matrixx", "stat
 // cannot write all let the agent stop.
 func (r *Runner) stop(ev *Event, sc *scan) any {
 	out := r.integrityCheck(ev, atStop)
-	a := r.continuation(ev, sc)
 	line, note := out.agentLine(), out.adoptedNote()
+	// The directive leaves room for the integrity line it may carry, so
+	// the reason stays within enforce.MaxReasonBytes.
+	reserve := 0
+	if line != "" {
+		reserve = len(line) + 1
+	}
+	a := r.continuation(ev, sc, reserve)
 	switch {
 	case a != nil && line != "":
 		a.Reason += " " + line
@@ -60,8 +66,9 @@ func (r *Runner) stop(ev *Event, sc *scan) any {
 	return *a
 }
 
-// continuation is task-continuation-enforcer's decision.
-func (r *Runner) continuation(ev *Event, _ *scan) *stopAnswer {
+// continuation is task-continuation-enforcer's decision; its directive
+// keeps reserve bytes of enforce.MaxReasonBytes free for the caller.
+func (r *Runner) continuation(ev *Event, _ *scan, reserve int) *stopAnswer {
 	if ev.Background > 0 {
 		r.log.Printf(NameContinuation, "allow: %d background task(s) running", ev.Background)
 		return nil
@@ -96,6 +103,7 @@ func (r *Runner) continuation(ev *Event, _ *scan) *stopAnswer {
 		LastMessage:   ev.LastMessage,
 
 		BackgroundStaleAfter: time.Duration(p.cfg.Tasks.BackgroundStaleAfterHours * float64(time.Hour)),
+		Reserve:              reserve,
 		Now:                  r.Now(),
 		Entries:              snap.Entries,
 	}

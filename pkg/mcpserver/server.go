@@ -49,6 +49,9 @@ type Options struct {
 	// Log receives the binaries' stderr lines, prefixed with the tool name
 	// (default: discarded).
 	Log io.Writer
+	// Tools is the tier announced: TierCore (task_create, task_list,
+	// task_get, task_update, task_claim) or TierAll (default: "").
+	Tools string
 }
 
 // Server is one matrixx MCP server.
@@ -71,8 +74,12 @@ func New(opts Options) *Server {
 		opts.Log = io.Discard
 	}
 	s := &Server{opts: opts, tools: map[string]Tool{}, roots: map[*mcp.ServerSession]string{}}
+	text := instructions
+	if opts.Tools == TierCore {
+		text = coreInstructions
+	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: Name, Title: "matrixx tasks and plans", Version: cli.Version()}, &mcp.ServerOptions{
-		Instructions: instructions,
+		Instructions: text,
 		// Roots may change (a client opening another folder): ask again.
 		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) {
 			s.rootsMu.Lock()
@@ -82,6 +89,9 @@ func New(opts Options) *Server {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	for _, t := range Tools() {
+		if !t.InTier(opts.Tools) {
+			continue
+		}
 		s.tools[t.Name] = t
 		s.mcp.AddTool(t.definition(), s.handler(t))
 	}
@@ -93,13 +103,18 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 const instructions = `Tools for the project's persistent task store (.matrixx/tasks) and markdown plans (.matrixx/plans): the same documents as the task-create, task-get, task-list, task-update, task-cleanup and plan binaries. Plan work as tasks before starting it; start a task with task_claim ({"id","owner":you}; no id: the next ready task) and set it completed with task_update as soon as it is done (one at a time, never in a batch at the end); task_list with "ready":true shows what can run now. Edit plans only through plan_update/plan_check (anchors from plan_read), never by writing the files.`
 
-// definition is the tool as tools/list announces it.
+// coreInstructions are the instructions of the core tier, which has no
+// plan tools.
+const coreInstructions = `Tools for the project's persistent task store (.matrixx/tasks). Plan work as tasks before starting it; start a task with task_claim ({"id","owner":you}; no id: the next ready task) and set it completed with task_update as soon as it is done (one at a time, never in a batch at the end); task_list with "ready":true shows what can run now.`
+
+// definition is the tool as tools/list announces it. The title is given
+// once, at the top (the annotations' title would repeat it).
 func (t Tool) definition() *mcp.Tool {
 	destructive := t.Destructive
 	open := false
 	return &mcp.Tool{
 		Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.Input,
-		Annotations: &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: t.ReadOnly, DestructiveHint: &destructive, IdempotentHint: t.Idempotent, OpenWorldHint: &open},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, DestructiveHint: &destructive, IdempotentHint: t.Idempotent, OpenWorldHint: &open},
 	}
 }
 

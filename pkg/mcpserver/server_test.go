@@ -131,6 +131,34 @@ func TestToolsList(t *testing.T) {
 	}
 }
 
+// TestCoreTier: with Tools TierCore the server announces only task_create,
+// task_list, task_get, task_update and task_claim, which still work; a
+// plan tool is unknown.
+func TestCoreTier(t *testing.T) {
+	cs := connect(t, Options{Env: testEnv(t, newRoot(t)), Tools: TierCore})
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	slices.Sort(names)
+	if want := []string{"task_claim", "task_create", "task_get", "task_list", "task_update"}; !slices.Equal(names, want) {
+		t.Errorf("core tools %v, want %v", names, want)
+	}
+	if text, isErr := call(t, cs, "task_create", `{"subject":"Core"}`); isErr || !strings.Contains(text, `"subject":"Core"`) {
+		t.Errorf("task_create in the core tier: %s", text)
+	}
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "plan_list", Arguments: json.RawMessage(`{}`)}); err == nil {
+		t.Errorf("plan_list answered in the core tier")
+	}
+	if strings.Contains(cs.InitializeResult().Instructions, "plan_") {
+		t.Errorf("the core tier's instructions name plan tools: %s", cs.InitializeResult().Instructions)
+	}
+}
+
 // TestSameDocuments: every tool answers the very document its binary
 // prints for the same input, errors included, on the same store.
 func TestSameDocuments(t *testing.T) {

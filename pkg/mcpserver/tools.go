@@ -36,6 +36,30 @@ type Tool struct {
 	// Plan is set for the plan tools: the global flags go before the
 	// subcommand.
 	Plan bool
+	// Tier is the smallest tool set that offers the tool: TierCore for the
+	// five a task loop needs (create, list, get, update, claim), TierAll
+	// for the rest. A client that asks for the core tier (matrixx-mcp
+	// --tools core) is announced only those, in at most MaxCoreBytes.
+	Tier string
+}
+
+// The tiers, smallest first.
+const (
+	TierCore = "core"
+	TierAll  = "all"
+)
+
+// MaxToolsBytes and MaxCoreBytes cap what tools/list announces (the tools'
+// JSON, as sent): 16 KiB for every tool, 5 KiB for the core tier; about
+// 4,096 and 1,280 tokens at 4 bytes a token.
+const (
+	MaxToolsBytes = 16 << 10
+	MaxCoreBytes  = 5 << 10
+)
+
+// InTier reports whether the tool is offered in tier (TierCore or TierAll).
+func (t Tool) InTier(tier string) bool {
+	return tier != TierCore || t.Tier == TierCore
 }
 
 // The arguments of the plan tools: the plan binary takes the name and
@@ -84,7 +108,7 @@ type PlanListArgs struct{}
 type ClaimArgs struct {
 	ID    string `json:"id,omitzero" jsonschema:"Task to claim (T-…); absent: the next ready task."`
 	Owner string `json:"owner" jsonschema:"Who claims it (agent name)."`
-	Lease string `json:"lease,omitzero" jsonschema:"How long the claim lasts without renewal, Go duration syntax (90s, 15m, 2h)."`
+	Lease string `json:"lease,omitzero" jsonschema:"How long the claim lasts without renewal (90s, 15m, 2h)."`
 }
 
 // DoctorArgs are task_doctor's arguments, its flags --strict and --repair.
@@ -131,7 +155,43 @@ func docInput(name string) *jsonschema.Schema {
 	}
 	s := d.Input
 	s.Schema, s.Title = "", ""
+	for prop, p := range s.Properties {
+		if short, ok := shortDescriptions[prop]; ok && p != nil && p.Description != "" {
+			c := *p
+			c.Description = short
+			s.Properties[prop] = &c
+		}
+	}
+	for _, sub := range s.AnyOf {
+		for prop, p := range sub.Properties {
+			if short, ok := shortDescriptions[prop]; ok && p != nil && p.Description != "" {
+				c := *p
+				c.Description = short
+				sub.Properties[prop] = &c
+			}
+		}
+	}
 	return s
+}
+
+// shortDescriptions replace the documents' descriptions of these members
+// in the tools' input schemas: the documents' own (docs/schemas) speak to
+// several binaries at once and to people; a tool's schema is read by a
+// model on every turn, so it says only what that call needs (the bounds
+// are MaxToolsBytes and MaxCoreBytes); "" drops the description.
+var shortDescriptions = map[string]string{
+	"subject":      "Imperative title, e.g. \"Build backend\".",
+	"activeForm":   "Shown while in progress.",
+	"metadata":     "Free-form object; null deletes a key.",
+	"parentID":     "Parent task id (a subtask).",
+	"repoURL":      "Repository URL.",
+	"status":       "Only this status (default: pending and in_progress).",
+	"ready":        "Only runnable tasks: pending, no unresolved blocker.",
+	"owner":        "Agent name; \"\" removes it.",
+	"all":          "Every status, completed and deleted included.",
+	"addBlocks":    "Ids this task also blocks.",
+	"addBlockedBy": "Ids this task also waits for.",
+	"priority":     "", // its enum says it all
 }
 
 // flat merges an anyOf of object schemas into one object schema (the union
@@ -139,7 +199,7 @@ func docInput(name string) *jsonschema.Schema {
 // the top of a tool's input schema. The binary still decides which form the
 // document is in.
 func flat(s *jsonschema.Schema) *jsonschema.Schema {
-	out := &jsonschema.Schema{Type: "object", Description: s.Description, Properties: map[string]*jsonschema.Schema{}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
+	out := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
 	for _, sub := range s.AnyOf {
 		for _, name := range sub.PropertyOrder {
 			if _, ok := out.Properties[name]; !ok {
@@ -148,24 +208,33 @@ func flat(s *jsonschema.Schema) *jsonschema.Schema {
 			}
 		}
 	}
+	// A batch item has the members of one task, listed just above: said in
+	// words rather than a second copy of their schemas (the binary checks
+	// each item strictly).
+	if items, ok := out.Properties["items"]; ok && items.Items != nil {
+		c := *items
+		c.Items = &jsonschema.Schema{Type: "object"}
+		c.Description = "A batch of at most 1000 tasks, each with the members above; each item fails alone."
+		out.Properties["items"] = &c
+	}
 	return out
 }
 
 // Tools returns matrixx-mcp's tools in the order tools/list announces them.
 func Tools() []Tool {
 	return []Tool{
-		{Name: "task_create", Title: "Create tasks", Main: cli.TaskCreate, Input: flat(docInput("task-create")),
-			Description: `Create one task ({"subject",…}) or a batch ({"items":[…]}, at most 1000) in the project's task store; task-create's stdin document and answer: {"tasks":[{"id","subject","deduplicated"?}],"errors":[{"index","error","message"}]}. An active task with the same subject written in the last 10 minutes is returned (deduplicated) instead of a new one. isError when no task was created.`},
-		{Name: "task_get", Title: "Get a task", Main: cli.TaskGet, Input: docInput("task-get"), ReadOnly: true, Idempotent: true,
-			Description: `Read one task by id: {"task":{…full record…}}, or {"task":null} when no such task exists.`},
-		{Name: "task_list", Title: "List tasks", Main: cli.TaskList, Input: docInput("task-list"), ReadOnly: true, Idempotent: true,
-			Description: `List tasks with their unresolved blockers: active ones (pending, in_progress) by default; "ready":true for pending tasks with no unresolved blocker (runnable now), "status" for exactly one status, "all":true for every status, "parentID" for subtasks. Answer: {"tasks":[{"id","subject","status","owner"?,"blockedBy","parentID"?}],"reminder","problems"?}.`},
-		{Name: "task_update", Title: "Update a task", Main: cli.TaskUpdate, Input: docInput("task-update"), Idempotent: true,
-			Description: `Update one task: scalars (subject, description, status, activeForm, owner, priority) replace, addBlocks/addBlockedBy append, removeBlocks/removeBlockedBy remove an edge (both ends), metadata merges (null deletes a key). Start a task with task_claim, not "status":"in_progress" (refused with claim_conflict on a task another owner has claimed); set "completed" as soon as it is done. Answer: {"task":{…full record…}}.`},
+		{Name: "task_create", Title: "Create tasks", Main: cli.TaskCreate, Input: flat(docInput("task-create")), Tier: TierCore,
+			Description: `Create one task ({"subject",…}) or a batch ({"items":[…]}). Answer: {"tasks":[{"id","subject","deduplicated"?}],"errors":[…]}; an active task with the same subject from the last 10 minutes is returned (deduplicated).`},
+		{Name: "task_get", Title: "Get a task", Main: cli.TaskGet, Input: docInput("task-get"), ReadOnly: true, Idempotent: true, Tier: TierCore,
+			Description: `Read one task: {"task":{…}}, or {"task":null} when there is none.`},
+		{Name: "task_list", Title: "List tasks", Main: cli.TaskList, Input: docInput("task-list"), ReadOnly: true, Idempotent: true, Tier: TierCore,
+			Description: `List tasks with their unresolved blockers (pending and in_progress by default). Answer: {"tasks":[{"id","subject","status","owner"?,"blockedBy","parentID"?}],"reminder"}.`},
+		{Name: "task_update", Title: "Update a task", Main: cli.TaskUpdate, Input: docInput("task-update"), Idempotent: true, Tier: TierCore,
+			Description: `Update one task: scalars replace, addBlocks/addBlockedBy append, removeBlocks/removeBlockedBy remove (both ends), metadata merges. Start a task with task_claim; set "completed" when done. Answer: {"task":{…}}.`},
 		{Name: "task_cleanup", Title: "Delete finished tasks", Main: cli.TaskCleanup, Input: docInput("task-cleanup"), Destructive: true,
 			Description: `Delete completed tasks ("olderThan":"7d" for only those idle longer; "includeDeleted", "stale"; "dryRun":true to only report). Tasks still needed are kept: keptBlockers (an active task waits for them) and keptPlanItems (their plan item is unticked). Answer: {"deleted","remaining","deletedIds",…}.`},
-		{Name: "task_claim", Title: "Claim a task", Main: cli.TaskClaim, Input: inputOf[ClaimArgs](),
-			Description: `Claim a task for an owner (in_progress under a lease), or with no id the next ready task: task-claim's stdin document and answer {"task":{…}} or {"task":null} when nothing is ready. Refused with claim_conflict, task_blocked, task_not_claimable.`},
+		{Name: "task_claim", Title: "Claim a task", Main: cli.TaskClaim, Input: inputOf[ClaimArgs](), Tier: TierCore,
+			Description: `Claim a task for an owner (in_progress under a lease); no id: the next ready task. Answer: {"task":{…}} or {"task":null}; refused with claim_conflict, task_blocked, task_not_claimable.`},
 		{Name: "task_doctor", Title: "Check the task store", Main: cli.TaskDoctor, Input: inputOf[DoctorArgs](), Idempotent: true,
 			Description: `Check the task store: missing blockers and parents, cycles, corrupt files (errors), one-sided edges and expired claims (warnings); "repair":true applies the safe repairs. Answer: task-doctor's report.`,
 			Command: func(data []byte) ([]string, []byte, error) {
