@@ -24,12 +24,14 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"golang.org/x/sys/unix"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/feed"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 )
@@ -438,7 +440,11 @@ func (s *Server) detail(w http.ResponseWriter, r *http.Request) {
 		Notepad     string         `json:"notepad,omitempty"`
 		NotepadPath string         `json:"notepadPath,omitempty"`
 		NotepadCut  bool           `json:"notepadCut,omitzero"`
-	}{Task: rawJSON(t), Version: Version(t)}
+		History     []historyLine  `json:"history"`
+	}{Task: rawJSON(t), Version: Version(t), History: []historyLine{}}
+	if evs, err := s.st.TaskHistory(t.ID); err == nil {
+		out.History = historyLines(evs)
+	}
 	if rel, err := findNotepad(s.root, t.ID, planOf(t)); err == nil && rel != "" {
 		out.NotepadPath = rel
 		if b, err := readCapped(filepath.Join(s.root, rel), 64<<10); err == nil {
@@ -446,6 +452,56 @@ func (s *Server) detail(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, r, http.StatusOK, out)
+}
+
+// historyLine is one event of a task's history as the page shows it:
+// newest first, values cut to 200 bytes.
+type historyLine struct {
+	At      string          `json:"at"`
+	Kind    string          `json:"kind"`
+	Who     string          `json:"who,omitempty"`
+	Command string          `json:"command,omitempty"`
+	Changes []historyChange `json:"changes,omitempty"`
+}
+
+type historyChange struct {
+	Field string `json:"field"`
+	Old   string `json:"old,omitempty"`
+	New   string `json:"new,omitempty"`
+}
+
+// maxHistory is how many of a task's events the detail shows.
+const maxHistory = 200
+
+func historyLines(evs []history.Event) []historyLine {
+	out := []historyLine{}
+	for i := len(evs) - 1; i >= 0 && len(out) < maxHistory; i-- {
+		e := evs[i]
+		who := e.By.Owner
+		if who == "" {
+			who = e.By.User
+		}
+		if e.By.Host != "" && who != "" {
+			who += "@" + e.By.Host
+		}
+		l := historyLine{At: e.At.UTC().Format(time.RFC3339), Kind: string(e.Kind), Who: who, Command: e.Command}
+		for _, c := range e.Changes {
+			l.Changes = append(l.Changes, historyChange{Field: c.Field, Old: cut(string(c.Old)), New: cut(string(c.New))})
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func cut(s string) string {
+	if len(s) <= 200 {
+		return s
+	}
+	i := 200
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 type capped struct {

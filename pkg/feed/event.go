@@ -16,6 +16,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -36,6 +37,10 @@ const (
 	LeaseExpired Kind = "lease_expired"
 	// Completed: the status became completed.
 	Completed Kind = "completed"
+	// Reopened: back to pending or in_progress from completed or deleted.
+	Reopened Kind = "reopened"
+	// Released: back to pending from in_progress (a claim given back).
+	Released Kind = "released"
 	// Deleted: the status became deleted, or the file went away
 	// (Removed).
 	Deleted Kind = "deleted"
@@ -56,7 +61,7 @@ const (
 )
 
 // Kinds lists every kind, in the order the documentation gives them.
-var Kinds = []Kind{Created, Updated, Claimed, LeaseExpired, Completed, Deleted, Outside, Ready, Blocked, Unreadable}
+var Kinds = []Kind{Created, Updated, Claimed, LeaseExpired, Completed, Deleted, Reopened, Released, Outside, Ready, Blocked, Unreadable}
 
 // Event is one line of the feed.
 type Event struct {
@@ -81,6 +86,16 @@ type Event struct {
 	Removed bool `json:"removed,omitzero"`
 	// Outside says the change was not made by the toolkit.
 	Outside bool `json:"outside,omitzero"`
+	// Synced says task-sync wrote it: a version merged with another
+	// machine's.
+	Synced bool `json:"synced,omitzero"`
+	// By, Command and Event come from the task history: who made the
+	// change (owner, session, host, user), with which command, and the
+	// history event's id. Absent for what the history does not record
+	// (ready, blocked, changes outside the toolkit seen as they happen).
+	By      *history.Actor `json:"by,omitempty"`
+	Command string         `json:"command,omitempty"`
+	Event   string         `json:"event,omitempty"`
 	// At is when the change was seen (UTC, RFC 3339 with milliseconds).
 	At string `json:"at"`
 	// Problem is why the file is unreadable (unreadable).
@@ -145,16 +160,11 @@ func changeEvent(c Change) (Event, bool) {
 	if o.Status != n.Status {
 		ev.Was = o.Status
 	}
-	switch {
-	case o.Status != n.Status && n.Status == task.Completed:
-		ev.Kind = Completed
-	case o.Status != n.Status && n.Status == task.Deleted:
-		ev.Kind = Deleted
-	case n.Status == task.InProgress && (o.Status != task.InProgress || o.Owner != n.Owner):
-		ev.Kind = Claimed
-	case c.Outside:
+	if k := statusKind(o.Status, n.Status, o.Owner != n.Owner); k != "" {
+		ev.Kind = k
+	} else if c.Outside {
 		ev.Kind = Outside
-	default:
+	} else {
 		if len(fields) == 1 && fields[0] == "metadata."+claim.Key && n.Status == task.InProgress {
 			return ev, false // a renewal of the holder's lease
 		}
@@ -164,6 +174,27 @@ func changeEvent(c Change) (Event, bool) {
 		return ev, false
 	}
 	return ev, true
+}
+
+// statusKind is the kind a change of status (and owner) amounts to, ""
+// when it is none of them.
+func statusKind(was, now task.Status, newOwner bool) Kind {
+	switch {
+	case was != now && now == task.Completed:
+		return Completed
+	case was != now && now == task.Deleted:
+		return Deleted
+	case now == task.InProgress && (was != task.InProgress || newOwner):
+		if was == task.Completed || was == task.Deleted {
+			return Reopened
+		}
+		return Claimed
+	case was == task.InProgress && now == task.Pending:
+		return Released
+	case (was == task.Completed || was == task.Deleted) && now == task.Pending:
+		return Reopened
+	}
+	return ""
 }
 
 // Fields names the fields that differ between two versions of a record,

@@ -2,12 +2,15 @@ package feed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
@@ -75,6 +78,8 @@ type Feed struct {
 	tasks   map[string]*task.Task
 	classes map[string]Class
 	leases  map[string]time.Time // in_progress tasks' lease ends, not yet reported
+	h       *historyState        // nil: the store keeps no history
+	dirty   bool                 // tasks changed since ready/blocked were derived
 }
 
 // Cursor formats a live cursor: the feed's start (Unix ms) and the event's
@@ -90,9 +95,11 @@ func (f *Feed) Tasks() map[string]*task.Task { return f.tasks }
 // Classes are the tasks' states as of the last step.
 func (f *Feed) Classes() map[string]Class { return f.classes }
 
-// Step sweeps the store when it is due and returns the events of what
-// changed, and the changes themselves (the board applies them). The first
-// step reads the store and reports nothing.
+// Step sweeps the store when it is due, reads the history's new events
+// (when the store keeps one) and returns the events of what changed, and
+// the changes themselves (the board applies them). The first step reads
+// the store and reports nothing, unless Follow was given a cursor: then it
+// replays the history after it.
 func (f *Feed) Step(now time.Time) ([]Event, []Change, error) {
 	if !f.started {
 		if _, err := f.W.Sweep(now); err != nil {
@@ -107,7 +114,21 @@ func (f *Feed) Step(now time.Time) ([]Event, []Change, error) {
 				f.leases[id] = end
 			}
 		}
-		return nil, nil, nil
+		if f.h == nil {
+			return nil, nil, nil
+		}
+		if f.h.cursor == "" {
+			c, err := endCursor(f.h.log)
+			if err != nil {
+				return nil, nil, err
+			}
+			f.h.cursor = c
+			f.h.moved()
+			return nil, nil, nil
+		}
+		f.h.moved()
+		evs, err := f.fromHistory(true)
+		return evs, nil, err
 	}
 	var evs []Event
 	var changes []Change
@@ -122,27 +143,65 @@ func (f *Feed) Step(now time.Time) ([]Event, []Change, error) {
 	if len(changes) > 0 {
 		f.tasks = f.W.Tasks()
 		for _, c := range changes {
-			ev, ok := changeEvent(c)
-			id := ev.ID
 			if c.New != nil {
 				if end, ok := leaseEnd(c.New); ok && end.After(now) {
-					f.leases[id] = end
+					f.leases[c.New.ID] = end
 				} else {
-					delete(f.leases, id)
+					delete(f.leases, c.New.ID)
 				}
 			} else if c.Old != nil {
 				delete(f.leases, c.Old.ID)
 			}
-			if ok {
+		}
+	}
+	if f.h != nil {
+		if f.h.moved() {
+			hevs, err := f.fromHistory(false)
+			if err != nil {
+				return nil, nil, err
+			}
+			evs = append(evs, hevs...)
+		}
+		for _, c := range changes {
+			f.h.pending = append(f.h.pending, pendingChange{c: c, seen: now})
+		}
+		keep := f.h.pending[:0]
+		for _, p := range f.h.pending {
+			switch {
+			case f.h.explained(p.c):
+			case p.c.Outside || now.Sub(p.seen) >= outsideAfter:
+				p.c.Outside = true
+				if ev, ok := changeEvent(p.c); ok {
+					ev.At, ev.Cursor = at, f.h.cursor
+					f.h.outside[ev.ID] = true
+					evs = append(evs, ev)
+				}
+			default:
+				keep = append(keep, p)
+			}
+		}
+		f.h.pending = keep
+	} else {
+		for _, c := range changes {
+			if ev, ok := changeEvent(c); ok {
 				ev.At = at
 				evs = append(evs, ev)
 			}
 		}
+	}
+	var derived []Event
+	if len(changes) > 0 {
+		f.dirty = true
+	}
+	// Derived events wait until the history explained the changes that
+	// caused them, so they follow their cause.
+	if f.dirty && (f.h == nil || len(f.h.pending) == 0) {
+		f.dirty = false
 		classes := Classify(f.tasks)
 		// ready and blocked: transitions of any task, in id order.
 		var ids []string
 		for id, c := range classes {
-			if p, ok := f.classes[id]; !ok || p.State != c.State || (c.State == StateBlocked && !slices.Equal(p.Waits, c.Waits)) {
+			if p, ok := f.classes[id]; !ok || p.State != c.State {
 				ids = append(ids, id)
 			}
 		}
@@ -154,9 +213,9 @@ func (f *Feed) Step(now time.Time) ([]Event, []Change, error) {
 			switch {
 			case c.State == StateReady && had:
 				// A new task that is ready says so by created.
-				evs = append(evs, Event{Kind: Ready, ID: id, Subject: t.Subject, Status: t.Status, Owner: t.Owner, At: at})
+				derived = append(derived, Event{Kind: Ready, ID: id, Subject: t.Subject, Status: t.Status, Owner: t.Owner, At: at})
 			case c.State == StateBlocked && (!had || p.State != StateBlocked):
-				evs = append(evs, Event{Kind: Blocked, ID: id, Subject: t.Subject, Status: t.Status, Owner: t.Owner, BlockedBy: c.Waits, At: at})
+				derived = append(derived, Event{Kind: Blocked, ID: id, Subject: t.Subject, Status: t.Status, Owner: t.Owner, BlockedBy: c.Waits, At: at})
 			}
 		}
 		f.classes = classes
@@ -165,24 +224,55 @@ func (f *Feed) Step(now time.Time) ([]Event, []Change, error) {
 		if !now.Before(end) {
 			delete(f.leases, id)
 			if t := f.tasks[id]; t != nil && t.Status == task.InProgress {
-				evs = append(evs, Event{Kind: LeaseExpired, ID: id, Subject: t.Subject, Status: t.Status, Owner: t.Owner, At: at})
+				derived = append(derived, Event{Kind: LeaseExpired, ID: id, Subject: t.Subject, Status: t.Status, Owner: t.Owner, At: at})
+				if f.h != nil {
+					f.h.expired[id] = true
+				}
 			}
 		}
 	}
-	slices.SortStableFunc(evs, func(a, b Event) int { return order(a) - order(b) })
+	slices.SortStableFunc(derived, func(a, b Event) int { return strings.Compare(a.ID, b.ID) })
+	evs = append(evs, derived...)
 	for i := range evs {
-		evs[i].Cursor = f.cursor()
+		switch {
+		case f.h != nil && evs[i].Cursor == "":
+			evs[i].Cursor = f.h.cursor
+		case f.h == nil:
+			evs[i].Cursor = f.cursor()
+		}
 	}
 	return evs, changes, nil
 }
 
-// order puts a step's own changes before what they caused elsewhere.
-func order(e Event) int {
-	switch e.Kind {
-	case Ready, Blocked, LeaseExpired:
-		return 1
+// fromHistory reads the history's new events. replay says they are old
+// ones (--since): nothing this run saw live can explain them.
+func (f *Feed) fromHistory(replay bool) ([]Event, error) {
+	hevs, err := f.h.read()
+	if err != nil {
+		if errors.Is(err, history.ErrCursor) {
+			return nil, errcode.New(errcode.InvalidArguments, "--since %s: %v", f.h.cursor, err)
+		}
+		return nil, errcode.Wrap(errcode.InternalError, err, "reading the task history")
 	}
-	return 0
+	var out []Event
+	for i := range hevs {
+		e := &hevs[i]
+		f.h.remember(e)
+		if !replay {
+			switch {
+			case e.Kind == history.External && f.h.outside[e.Task]:
+				delete(f.h.outside, e.Task)
+				continue
+			case e.Kind == history.LeaseExpired && f.h.expired[e.Task]:
+				delete(f.h.expired, e.Task)
+				continue
+			}
+		}
+		if ev, ok := historyEvent(e, f.tasks[e.Task]); ok {
+			out = append(out, ev)
+		}
+	}
+	return out, nil
 }
 
 // leaseEnd is an in_progress task's claim expiry.
@@ -238,7 +328,11 @@ func New(st *store.Store) *Feed {
 	if st.Record != nil {
 		w.Ledger = st.Record.Ledger
 	}
-	return &Feed{W: w}
+	f := &Feed{W: w}
+	if st.History != nil {
+		f.h = &historyState{log: st.History, sums: map[string][]string{}, outside: map[string]bool{}, expired: map[string]bool{}}
+	}
+	return f
 }
 
 // Options tune Follow.
@@ -257,7 +351,13 @@ type Options struct {
 // Follow streams f's events to emit until ctx ends or emit fails.
 func (f *Feed) Follow(ctx context.Context, opt Options, emit func(*Event) error) error {
 	if opt.Since != "" {
-		return errcode.New(errcode.InvalidArguments, "--since %s: resuming needs the task history, which this version does not keep yet (follow from now without --since)", opt.Since)
+		if f.h == nil {
+			return errcode.New(errcode.InvalidArguments, "--since %s: this store keeps no task history to resume from (follow from now without --since)", opt.Since)
+		}
+		if strings.HasPrefix(opt.Since, "live-") {
+			return errcode.New(errcode.InvalidArguments, "--since %s: a cursor of a feed without history cannot be resumed", opt.Since)
+		}
+		f.h.cursor = opt.Since
 	}
 	if opt.Poll > 0 {
 		f.Poll = opt.Poll

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
@@ -66,6 +67,9 @@ type Change struct {
 	Name     string
 	Old, New *task.Task
 	Problem  string
+	// Sum is history.Sum of the new file's bytes ("" when it is gone or
+	// could not be read): a change the history recorded carries it.
+	Sum string
 	// Outside says the new content (or the removal) was not written by the
 	// toolkit: the store's integrity ledger does not know it. Always false
 	// without a ledger.
@@ -190,6 +194,7 @@ func (w *Watcher) Sweep(now time.Time) ([]Change, error) {
 		ch := Change{Name: name, Old: oldT, New: nf.t, Problem: nf.problem}
 		if rerr == nil {
 			ch.Outside = w.outside(name, data)
+			ch.Sum = history.Sum(data)
 		}
 		changes = append(changes, ch)
 	}

@@ -283,10 +283,20 @@ async function openDetail(id, refresh) {
     c.parentID ? [h('h3', null, 'Parent'), h('div', null, link(c.parentID))] : null,
     kids.length ? [h('h3', null, `Subtasks ${c.kids ? c.kids[0] + '/' + c.kids[1] + ' done' : ''}`), h('ul', null, kids.map(k => h('li', null, link(k.id), ' · ', k.status.replace('_', ' '))))] : null,
     h('h3', null, 'Notepad'), d.notepad ? [h('div', { class: 'dim' }, d.notepadPath + (d.notepadCut ? ' (first 64 KiB)' : '')), h('pre', null, d.notepad)] : h('div', { class: 'dim' }, 'none'),
-    h('h3', null, 'History'), d.history && d.history.length ? h('ul', null, d.history.map(x => h('li', null, x.text || JSON.stringify(x)))) : h('div', { class: 'dim' }, S.events.some(e => e.id === id) ? '' : 'no changes seen since the board started'),
-    h('ul', null, S.events.filter(e => e.id === id).slice(0, 20).map(e => h('li', null, (e.at || '').slice(11, 19), ' ', e.kind, e.fields ? ` (${e.fields.join(', ')})` : ''))));
+    h('h3', null, 'History'), historyList(d.history, id));
   aside.hidden = false;
   schedule();
+}
+function historyList(hist, id) {
+  if (hist && hist.length) {
+    return h('ul', { class: 'hist' }, hist.map(x => h('li', null,
+      h('span', { class: 'dim' }, x.at.replace('T', ' ').replace('Z', '') + ' '), h('b', null, x.kind.replace('_', ' ')),
+      x.who ? ` by ${x.who}` : '', x.command ? h('span', { class: 'dim' }, ` (${x.command})`) : '',
+      (x.changes || []).length ? h('ul', null, x.changes.map(c => h('li', null, `${c.field}: ${c.old || '(unset)'} → ${c.new || '(unset)'}`))) : null)));
+  }
+  const seen = S.events.filter(e => e.id === id).slice(0, 20);
+  if (!seen.length) return h('div', { class: 'dim' }, S.readOnly ? 'not in the snapshot' : 'no history recorded');
+  return h('ul', null, seen.map(e => h('li', null, (e.at || '').slice(11, 19), ' ', e.kind, e.fields ? ` (${e.fields.join(', ')})` : '')));
 }
 function prioritySelect(cur) {
   const sel = h('select', { name: 'priority', disabled: S.readOnly }, ['', 'high', 'medium', 'low'].map(p => h('option', { value: p }, p || 'none')));
