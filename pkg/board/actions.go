@@ -234,7 +234,16 @@ func (s *Server) do(a *Action) (*task.Task, error) {
 		}
 		return s.update(a, &task.UpdateRequest{ID: id, AddBlockedBy: []string{b}}, nil)
 	case "undepend":
-		return nil, errcode.New(errcode.InvalidArguments, "removing a dependency is not available in this version (task-update has no removal yet)")
+		b, err := s.st.ResolveID(a.Blocker)
+		if err != nil {
+			return nil, err
+		}
+		return s.update(a, &task.UpdateRequest{ID: id, RemoveBlockedBy: []string{b}}, func(t *task.Task) string {
+			if !slices.Contains(t.BlockedBy, b) {
+				return "it does not wait for " + b
+			}
+			return ""
+		})
 	}
 	return nil, errcode.New(errcode.InvalidArguments, "unknown action %q (claim, complete, reopen, edit, add, depend, undepend)", a.Op)
 }

@@ -357,6 +357,20 @@ func TestBoardActions(t *testing.T) {
 		t.Fatalf("depend: %d %v", code, doc)
 	}
 	c = b.waitCard(t, a, func(c map[string]any) bool { return c["state"] == "blocked" })
+	// Removing it and adding it again: both ends change on disk.
+	code, doc = post(`{"op":"undepend","id":"` + a + `","v":"` + c["v"].(string) + `","blocker":"` + blocker + `"}`)
+	if code != 200 || fmt.Sprint(p.get(a)["blockedBy"]) != "[]" || fmt.Sprint(p.get(blocker)["blocks"]) != "[]" {
+		t.Fatalf("undepend: %d %v", code, doc)
+	}
+	code, doc = post(`{"op":"undepend","id":"` + a + `","v":"` + doc["v"].(string) + `","blocker":"` + blocker + `"}`)
+	if code != 409 || !strings.Contains(doc["message"].(string), "does not wait") {
+		t.Fatalf("undepend of a missing edge: %d %v", code, doc)
+	}
+	code, doc = post(`{"op":"depend","id":"` + a + `","v":"` + doc["v"].(string) + `","blocker":"` + blocker + `"}`)
+	if code != 200 {
+		t.Fatalf("depend again: %d %v", code, doc)
+	}
+	c = b.waitCard(t, a, func(c map[string]any) bool { return c["state"] == "blocked" })
 	code, doc = post(`{"op":"claim","id":"` + a + `","v":"` + c["v"].(string) + `"}`)
 	if code != 409 || !strings.Contains(doc["message"].(string), "blocker") && !strings.Contains(doc["message"].(string), "blocked") {
 		t.Fatalf("claim of a blocked task: %d %v", code, doc)

@@ -277,7 +277,7 @@ async function openDetail(id, refresh) {
     h('h2', null, c.subject),
     h('div', null, `${c.status.replace('_', ' ')}`, c.owner ? ` · ${c.owner}` : '', c.state === 'in_progress' ? ` · ${leaseText(c)}` : '', c.plan ? ` · plan ${c.plan}` : ''),
     form,
-    h('h3', null, 'Waits for'), (c.blockedBy || []).length ? h('ul', null, c.blockedBy.map(b => h('li', null, link(b), (c.waits || []).includes(b) ? '' : ' ✓'))) : h('div', { class: 'dim' }, 'nothing'),
+    h('h3', null, 'Waits for'), (c.blockedBy || []).length ? h('ul', null, c.blockedBy.map(b => h('li', null, link(b), (c.waits || []).includes(b) ? '' : ' ✓', S.readOnly ? null : h('button', { class: 'x', title: 'remove this dependency', 'data-act': 'undepend', onclick: async () => { if (await act({ op: 'undepend', id, blocker: b })) toast(`${c.h} no longer waits for ${handle(b)}`); } }, '×')))) : h('div', { class: 'dim' }, 'nothing'),
     depForm,
     h('h3', null, 'Blocks'), dependents.length ? h('ul', null, dependents.map(b => h('li', null, link(b)))) : h('div', { class: 'dim' }, 'nothing'),
     c.parentID ? [h('h3', null, 'Parent'), h('div', null, link(c.parentID))] : null,
