@@ -55,6 +55,7 @@ func (r *Recorder) intent(path string, data []byte, st Stat) (undo func(), err e
 	if err := appendLines(r.Ledger, putLine(r.name(path), e)); err != nil {
 		return nil, err
 	}
+	compactIfLong(r.Ledger) // the copies of older versions go (retention.go)
 	return func() { r.Observe(path) }, nil
 }
 

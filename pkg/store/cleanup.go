@@ -7,6 +7,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
@@ -118,6 +119,11 @@ func (s *Store) Cleanup(req *task.CleanupRequest, openItem OpenPlanItem) (*Clean
 	})
 	if err != nil {
 		return nil, err
+	}
+	if s.Record != nil {
+		// The state kept outside projects: ledgers and list indexes of
+		// projects nobody wrote for 30 days (at most once a day).
+		integrity.Sweep(filepath.Dir(s.Record.Ledger), s.now())
 	}
 	return res, nil
 }
