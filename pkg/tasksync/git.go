@@ -249,6 +249,13 @@ type files map[string]string
 // tree lists the files of a store tree (tasks/ and plans/ one level deep);
 // an empty tree id gives an empty listing.
 func (r *repo) tree(oid string) (files, error) {
+	return r.treeModes(oid, nil)
+}
+
+// treeModes is tree, handing every entry of a valid store path that is
+// not a regular file (a symbolic link, 120000; a submodule, 160000; a
+// directory) to odd instead of listing it.
+func (r *repo) treeModes(oid string, odd func(path, mode string)) (files, error) {
 	out := files{}
 	if oid == "" {
 		return out, nil
@@ -266,7 +273,12 @@ func (r *repo) tree(oid string) (files, error) {
 			return nil, err
 		}
 		for _, s := range sub {
-			if p := e.name + "/" + s.name; !s.dir && validPath(p) {
+			p := e.name + "/" + s.name
+			switch {
+			case !validPath(p):
+			case odd != nil && s.mode != "100644" && s.mode != "100755":
+				odd(p, s.mode)
+			case !s.dir:
 				out[p] = s.oid
 			}
 		}
@@ -277,6 +289,7 @@ func (r *repo) tree(oid string) (files, error) {
 type treeEntry struct {
 	name string
 	oid  string
+	mode string // as git writes it: 100644, 100755, 120000, 160000, 40000
 	dir  bool
 }
 
@@ -301,7 +314,7 @@ func (r *repo) readTree(oid string) ([]treeEntry, error) {
 			return nil, errcode.New(GitFailed, "tree %s is malformed", oid)
 		}
 		mode := string(data[:sp])
-		out = append(out, treeEntry{name: string(data[sp+1 : nul]), oid: hex.EncodeToString(data[nul+1 : nul+1+idLen]), dir: mode == "40000"})
+		out = append(out, treeEntry{name: string(data[sp+1 : nul]), oid: hex.EncodeToString(data[nul+1 : nul+1+idLen]), mode: mode, dir: mode == "40000"})
 		data = data[nul+1+idLen:]
 	}
 	return out, nil

@@ -73,6 +73,9 @@ type Result struct {
 	Pushed    int        `json:"pushed"`
 	Merged    int        `json:"merged"`
 	Conflicts []Conflict `json:"conflicts"`
+	// Refused lists the remote's files that were not brought into the
+	// store (remoteFiles); absent when there are none.
+	Refused []Refusal `json:"refused,omitempty"`
 	// Tip is the commit the local ref ended on (not part of the answer).
 	Tip string `json:"-"`
 }
@@ -393,26 +396,35 @@ func (r *repo) mergeLocked(o *Options, res *Result, rtip string, tl, pl *lock.Lo
 	if _, rtree, err = r.commit(rtip); err != nil {
 		return "", "", err
 	}
-	rfiles, err := r.tree(rtree)
+	bfiles := files{}
+	if mb != "" {
+		_, btree, err := r.commit(mb)
+		if err != nil {
+			return "", "", err
+		}
+		if bfiles, err = r.tree(btree); err != nil {
+			return "", "", err
+		}
+	}
+	// The remote's files are input: what would come into the store is
+	// checked like stdin, and a refused file is left out (remoteFiles).
+	rfiles, refused, err := r.remoteFiles(rtree, lfiles, bfiles)
 	if err != nil {
 		return "", "", err
 	}
+	for _, f := range refused {
+		o.logf("refused %s from %s/%s: %s; nothing of it was written", f.Path, o.remote(), Branch, f.Reason)
+	}
+	res.Refused = append(res.Refused, refused...)
 	var target, ttree string
 	var want files
 	contents := map[string][]byte{}
-	if mb == ltip {
+	if mb == ltip && len(refused) == 0 {
 		target, ttree, want = rtip, rtree, rfiles // fast-forward
 	} else {
-		bfiles := files{}
-		if mb != "" {
-			_, btree, err := r.commit(mb)
-			if err != nil {
-				return "", "", err
-			}
-			if bfiles, err = r.tree(btree); err != nil {
-				return "", "", err
-			}
-		}
+		// A merge commit (also in place of a fast-forward when files were
+		// refused): its tree holds what the store will hold, so the next
+		// push replaces the refused files on the remote's branch.
 		want, err = r.merge3(o, res, bfiles, lfiles, rfiles, local, contents)
 		if err != nil {
 			return "", "", err
