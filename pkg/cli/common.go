@@ -3,14 +3,15 @@ package cli
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
-	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
 	"github.com/go-json-experiment/json"
+	"golang.org/x/sys/unix"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
@@ -147,5 +148,14 @@ func checkSession(s string) error {
 	return nil
 }
 
-// stopSelf sends SIGSTOP to this process (fault injection only).
-func stopSelf() { _ = syscall.Kill(os.Getpid(), syscall.SIGSTOP) }
+// stopSelf stops this process with SIGSTOP before it returns (fault
+// injection only). The signal is sent to the calling thread (tgkill, with
+// the goroutine locked to it), not to the process: a process-directed
+// SIGSTOP may be taken by another thread, and the caller then keeps
+// running until the group stop reaches it — on a loaded machine long
+// enough to finish the very write the stop was meant to hold back.
+func stopSelf() {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), unix.SIGSTOP)
+}

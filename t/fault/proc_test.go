@@ -29,6 +29,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
@@ -238,7 +239,7 @@ func validateStore(t testing.TB, dir string) storeState {
 			st.temps = append(st.temps, name)
 		case name == ".lock":
 			st.lock = true
-		case name == ".index", name == ".legacy-migrated":
+		case name == ".index", name == ".legacy-migrated", name == history.DirName:
 		default:
 			t.Errorf("unexpected file %s in the task directory", name)
 		}

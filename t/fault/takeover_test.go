@@ -48,6 +48,7 @@ func pauseHolder(t *testing.T, p *project, env []string, doc string) *paused {
 	if err := h.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	h.reap(t)
 	rd := bufio.NewReader(pipe)
 	for {
 		line, err := rd.ReadString('\n')
@@ -67,6 +68,17 @@ func pauseHolder(t *testing.T, p *project, env []string, doc string) *paused {
 	}()
 	waitStopped(t, h.cmd.Process.Pid)
 	return h
+}
+
+// reap kills the holder when the test ends before resuming it (a failed
+// check), so no stopped process outlives the test.
+func (h *paused) reap(t *testing.T) {
+	t.Cleanup(func() {
+		if h.cmd.ProcessState == nil {
+			_ = h.cmd.Process.Kill()
+			_ = h.cmd.Wait()
+		}
+	})
 }
 
 // resume sends SIGCONT and waits for the holder to exit.
@@ -127,23 +139,34 @@ func attempts(t *testing.T, try func(t *testing.T) bool) {
 	t.Fatal("could not stop the holder before its ownership check in 5 attempts")
 }
 
-// waitStopped polls /proc until pid is in the stopped state.
+// waitStopped polls /proc until pid is in the stopped state. The stop is
+// certain to come (the process stops itself, or is sent SIGSTOP), so the
+// wait is bounded only by stopTimeout, far past what a loaded machine
+// takes to start a process; a process that exits instead fails the test.
 func waitStopped(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(stopTimeout)
 	for time.Now().Before(deadline) {
 		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		if err != nil {
 			t.Fatal(err)
 		}
 		// pid (comm) S ...: the state follows the last ')'.
-		if f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:])); len(f) > 0 && f[0] == "T" {
+		f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+		if len(f) > 0 && f[0] == "T" {
 			return
+		}
+		if len(f) > 0 && (f[0] == "Z" || f[0] == "X") {
+			t.Fatalf("pid %d exited before it stopped", pid)
 		}
 		time.Sleep(time.Millisecond)
 	}
-	t.Fatalf("pid %d did not stop", pid)
+	t.Fatalf("pid %d did not stop within %v", pid, stopTimeout)
 }
+
+// stopTimeout bounds waitStopped: it catches a process that never gets
+// to its stop, not a slow one.
+const stopTimeout = 2 * time.Minute
 
 // bigRecord writes a task whose description is 8 MiB straight into the
 // store (past the 4 MiB input cap, below the 16 MiB record cap).
@@ -360,6 +383,7 @@ func stopAfterCheck(t *testing.T, p *project, env []string, doc string) *paused 
 	if err := h.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	h.reap(t)
 	close(h.done)
 	waitStopped(t, h.cmd.Process.Pid)
 	return h
@@ -390,6 +414,11 @@ func TestPausedAfterCheckLateWrite(t *testing.T) {
 				p := newProject(t, filepath.Join(t.TempDir(), "proj"))
 				id := p.create(`{"subject":"Fenced"}`)
 				h := stopAfterCheck(t, p, c.holder, fmt.Sprintf(`{"id":%q,"metadata":{"holder":true}}`, id))
+				// The stop must come before the replace, or the run proves
+				// nothing: the record is still the one the holder read.
+				if data, err := os.ReadFile(filepath.Join(p.dir(), task.FileName(id))); err != nil || bytes.Contains(data, []byte(`"holder"`)) {
+					t.Fatalf("the holder was not stopped before its replace (err %v): %s", err, data)
+				}
 				ageLock(t, p.dir())
 				r := p.call("task-update", fmt.Sprintf(`{"id":%q,"metadata":{"taker":true}}`, id), c.taker)
 				if r.code != 0 {
