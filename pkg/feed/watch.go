@@ -27,9 +27,9 @@ import (
 // How a change is noticed (Poll): every write of the toolkit is a rename
 // into the directory, and so is a git checkout's, so the directory's
 // mtime moves with each; the watcher looks at it every Poll interval
-// (one fstat) and sweeps when it moved or is younger than two seconds (a
-// filesystem with coarse timestamps can hide a second change under the
-// same stamp). A file edited in place (an editor that writes over the
+// (one fstat) and sweeps when it moved, or when the last sweep started
+// less than a second after it (a filesystem with coarse timestamps can
+// hide a second change under the same stamp). A file edited in place (an editor that writes over the
 // file, `echo >>`) does not move the directory: a full sweep runs at least
 // every FullEvery for those. Polling was chosen over inotify because it
 // works the same on every filesystem, network ones and containers'
@@ -79,9 +79,11 @@ type Change struct {
 // FullEvery is the longest time between two full sweeps.
 const FullEvery = 2 * time.Second
 
-// racy is how young the directory's mtime may be for a tick to sweep
-// although it did not move.
-const racy = 2 * time.Second
+// racy is how long after the directory's mtime a sweep must have started
+// to have seen every change stamped with it: a filesystem's timestamps
+// are coarser than a nanosecond (a kernel tick; a second on some), so a
+// second change within the same tick leaves the mtime as it was.
+const racy = time.Second
 
 // Tasks returns the records as of the last sweep, by id (the map is the
 // watcher's own: read it, do not keep it across sweeps).
@@ -117,7 +119,7 @@ func (w *Watcher) Due(now time.Time) bool {
 		return w.dirMtime != 0
 	}
 	m := st.Mtim.Nano()
-	return m != w.dirMtime || now.UnixNano()-m < int64(racy)
+	return m != w.dirMtime || w.swept.UnixNano() < m+int64(racy)
 }
 
 // Sweep lists the directory and returns what changed since the previous
