@@ -3,7 +3,7 @@
 // directory, generates task stores, runs each binary many times alternated
 // with its baseline, and prints Markdown tables of medians and ratios.
 //
-//	go run ./bench [-runs 31] [-quick] [-only goals,writes,hook,session,list,create,contention,growth,mcp,claim,hosts,integrity,porcelain,sync,budget] [-keep]
+//	go run ./bench [-runs 31] [-quick] [-only goals,writes,ticks,hook,session,list,create,contention,growth,mcp,claim,hosts,integrity,porcelain,sync,budget] [-keep]
 //
 // `make bench` runs it. Needs nothing but the Go toolchain.
 package main
@@ -24,6 +24,7 @@ import (
 
 type config struct {
 	cache string
+	ticks string
 	runs  int
 	quick bool
 	only  map[string]bool
@@ -37,10 +38,11 @@ func main() {
 		os.Exit(rssChild(os.Args[2:]))
 	}
 	var c config
-	only := flag.String("only", "goals,writes,hook,session,list,create,contention,growth,mcp,claim,hosts,integrity,porcelain,sync,budget", "comma-separated sections to run")
+	only := flag.String("only", "goals,writes,ticks,hook,session,list,create,contention,growth,mcp,claim,hosts,integrity,porcelain,sync,budget", "comma-separated sections to run")
 	flag.IntVar(&c.runs, "runs", 31, "timed runs per figure (each alternated with its baseline)")
 	flag.BoolVar(&c.quick, "quick", false, "fewer runs and no 50,000-task store (a smoke run)")
 	flag.StringVar(&c.cache, "cache", filepath.Join(os.TempDir(), "matrixx-bench-stores"), "directory keeping generated stores between runs (they are only read; writers work on copies)")
+	flag.StringVar(&c.ticks, "ticks", "", "the tk binary of ticks, for the peer comparison (default: tk on PATH; none: skipped)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temp directory (binaries and stores)")
 	flag.StringVar(&c.goCmd, "go", "go", "go command used to build the binaries")
 	flag.Parse()
@@ -118,6 +120,7 @@ func run(c *config) error {
 		{"contention", b.contention},
 		{"growth", b.growth},
 		{"writes", b.writes},
+		{"ticks", b.ticksCompare},
 		{"mcp", b.mcp},
 		{"claim", b.claim},
 		{"integrity", b.integrity},

@@ -90,7 +90,7 @@ func (s *Store) claimOne(req ClaimRequest, transact func(func(tx *txn) error) er
 // When none of them is still claimable, the store is scanned again under
 // the lock, so "nothing ready" is true at one moment.
 func (s *Store) claimNext(req ClaimRequest, transact func(func(tx *txn) error) error) (*task.Task, error) {
-	snap, err := s.Scan(ScanOptions{})
+	snap, err := s.Scan(ScanOptions{ListFields: true, KeepMeta: claim.Key})
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func (s *Store) claimNext(req ClaimRequest, transact func(func(tx *txn) error) e
 		if ok, err := try(first); ok || err != nil {
 			return err
 		}
-		snap, err := s.Scan(ScanOptions{})
+		snap, err := s.Scan(ScanOptions{ListFields: true, KeepMeta: claim.Key})
 		if err != nil {
 			return err
 		}
@@ -286,7 +286,7 @@ func (s *Store) RenewClaims(session string) (renewed int, next time.Time, err er
 	if session == "" || session == project.NoSession {
 		return 0, time.Time{}, nil
 	}
-	snap, err := s.Scan(ScanOptions{})
+	snap, err := s.Scan(ScanOptions{ListFields: true, KeepMeta: claim.Key})
 	if err != nil {
 		return 0, time.Time{}, err
 	}
