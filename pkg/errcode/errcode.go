@@ -66,6 +66,13 @@ const (
 	// PreconditionFailed: task-update's expect no longer matches the task;
 	// the message gives the current values.
 	PreconditionFailed Code = "precondition_failed"
+	// NothingToUndo: matrixx undo found no change of yours to revert (or
+	// the event named cannot be reverted); nothing was written
+	// (docs/history.md).
+	NothingToUndo Code = "nothing_to_undo"
+	// ChildrenActive: completing a task whose subtasks are still pending or
+	// in_progress; the message names them (--force completes it anyway).
+	ChildrenActive Code = "children_active"
 )
 
 // Error is a tool error with a stable code. Field names the offending input

@@ -86,7 +86,9 @@ type Change struct {
 // Cursor is set only by Log.Since (it is where the event sits in this
 // store's feed, not part of the event). ID is a UUIDv7, unique across
 // machines. Hash is Sum of the record's bytes after the event ("" after
-// removed). Undoes names the event an undone event reverted. Status,
+// removed). Undoes names the event an undone event reverted. Of, on the
+// event of a dependency's other end (the mirror edge written with it),
+// names the event of the task the command changed. Status,
 // only on compacted events, holds the time spent in each status by the
 // events it folded, in milliseconds.
 type Event struct {
@@ -100,6 +102,7 @@ type Event struct {
 	Changes []Change         `json:"changes,omitempty"`
 	Hash    string           `json:"hash,omitempty"`
 	Undoes  string           `json:"undoes,omitempty"`
+	Of      string           `json:"of,omitempty"`
 	Status  map[string]int64 `json:"status,omitempty"`
 }
 

@@ -69,6 +69,8 @@ type model struct {
 	Done       doneCmd       `cmd:"" help:"Mark a task completed and show what became ready."`
 	Rm         rmCmd         `cmd:"" help:"Delete a task (status deleted; matrixx reopen brings it back)."`
 	Edit       editCmd       `cmd:"" help:"Change a task's subject, priority, description or owner."`
+	Log        logCmd        `cmd:"" help:"What happened to a task (or the store): every change, who, when, time in each status."`
+	Undo       undoCmd       `cmd:"" help:"Revert your latest change (or a named one), unless the task changed since."`
 	Reopen     reopenCmd     `cmd:"" help:"Set a completed or deleted task back to pending."`
 	Unclaim    unclaimCmd    `cmd:"" help:"Give an in_progress task back: pending, owner cleared, claim ended."`
 	Tree       treeCmd       `cmd:"" help:"Parent/child tree of the tasks, with what each waits for."`

@@ -141,6 +141,8 @@ func (tx *txn) mirrorsOf(id string, t *task.Task, blockedBy, blocks []string, fi
 // writeMirrors adds the mirror edges. They are bookkeeping: each file
 // keeps its mtime.
 func (tx *txn) writeMirrors(ms []*mirror) error {
+	tx.mirroring = true
+	defer func() { tx.mirroring = false }()
 	for _, m := range ms {
 		m.t.Blocks = appendMissing(without(m.t.Blocks, m.unBlocks), m.blocks)
 		m.t.BlockedBy = appendMissing(without(m.t.BlockedBy, m.unBlockedBy), m.blockedBy)

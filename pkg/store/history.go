@@ -34,8 +34,15 @@ func (tx *txn) recordHistory(t *task.Task, before, data []byte, keep bool) {
 		e.Kind = kindOf(old, t, changes, keep)
 	}
 	e.By.Owner = tx.owner
+	if tx.mirroring {
+		e.Of = tx.primary
+	}
 	if err := h.Record(e, before, old); err != nil {
 		tx.s.logf("warning: the history of %s was not recorded (%v); the change stands", t.ID, err)
+		return
+	}
+	if !tx.mirroring {
+		tx.primary = e.ID
 	}
 }
 

@@ -43,6 +43,11 @@ type txn struct {
 	owner  string
 	kind   history.Kind
 	undoes string
+	// primary is the id of the last event of a write of the command's
+	// own task; mirroring says the writes are other ends of its edges
+	// (their events name primary in Of).
+	primary   string
+	mirroring bool
 }
 
 // get reads one record under the lock (see readRec).

@@ -45,74 +45,79 @@ func (s *Store) Update(req *task.UpdateRequest) (*task.Task, bool, error) {
 		if t == nil {
 			return errcode.Field(errcode.TaskNotFound, "id", "no task %s in %s", req.ID, s.Dir)
 		}
-		if err := req.Expect.Check(t); err != nil {
-			return err
-		}
-		if req.If != nil && !req.If(t) {
-			// The caller's precondition does not hold: nothing is
-			// written, not even the mirrors of new edges.
-			out = t
-			return nil
-		}
-		if err := claimGuard(t, req, s.Session, s.now()); err != nil {
-			return err
-		}
-		var blockedBy, blocks []string
-		for _, id := range req.AddBlockedBy {
-			if !slices.Contains(t.BlockedBy, id) {
-				blockedBy = append(blockedBy, id)
-			}
-		}
-		for _, id := range req.AddBlocks {
-			if !slices.Contains(t.Blocks, id) {
-				blocks = append(blocks, id)
-			}
-		}
-		mirrors, err := tx.edgeMirrors(t, blockedBy, blocks, "addBlockedBy", "addBlocks", req.RemoveBlockedBy, req.RemoveBlocks)
-		if err != nil {
-			return err
-		}
-		tx.removeEdges(task.EdgesOf(t.ID, req.RemoveBlockedBy, req.RemoveBlocks))
-		if err := tx.addEdges(task.EdgesOf(t.ID, blockedBy, blocks)); err != nil {
-			return err
-		}
-		before, err := task.Encode(t)
-		if err != nil {
-			return err
-		}
-		prevStatus, prevOwner := t.Status, t.Owner
-		if req.Owner != nil {
-			tx.owner = *req.Owner
-		}
-		req.Apply(t)
-		updateClaim(t, prevStatus, prevOwner, req, s.Session, s.now())
-		if after, err := task.Encode(t); err == nil && bytes.Equal(before, after) && len(mirrors) == 0 {
-			// Nothing to change: no write, no threadID stamp, no mtime.
-			// (The unlink of .lock moved the directory's mtime: the
-			// still valid dedup index is re-stamped, as after every
-			// transaction.)
-			out = t
-			return nil
-		}
-		if t.ThreadID == "" {
-			t.ThreadID = s.Session
-		}
-		if err := t.Validate(); err != nil {
-			return err
-		}
-		if err := tx.write(t); err != nil {
-			return err
-		}
-		if err := tx.writeMirrors(mirrors); err != nil {
-			return err
-		}
-		out, changed = t, true
-		return nil
+		out, changed, err = tx.update(t, req)
+		return err
 	})
 	if err != nil {
 		return nil, false, err
 	}
 	return out, changed, nil
+}
+
+// update applies req to t, the task as read under the lock (Update's
+// rules), and writes it and the other ends of changed edges.
+func (tx *txn) update(t *task.Task, req *task.UpdateRequest) (*task.Task, bool, error) {
+	s := tx.s
+	if err := req.Expect.Check(t); err != nil {
+		return nil, false, err
+	}
+	if req.If != nil && !req.If(t) {
+		// The caller's precondition does not hold: nothing is
+		// written, not even the mirrors of new edges.
+		return t, false, nil
+	}
+	if err := claimGuard(t, req, s.Session, s.now()); err != nil {
+		return nil, false, err
+	}
+	var blockedBy, blocks []string
+	for _, id := range req.AddBlockedBy {
+		if !slices.Contains(t.BlockedBy, id) {
+			blockedBy = append(blockedBy, id)
+		}
+	}
+	for _, id := range req.AddBlocks {
+		if !slices.Contains(t.Blocks, id) {
+			blocks = append(blocks, id)
+		}
+	}
+	mirrors, err := tx.edgeMirrors(t, blockedBy, blocks, "addBlockedBy", "addBlocks", req.RemoveBlockedBy, req.RemoveBlocks)
+	if err != nil {
+		return nil, false, err
+	}
+	tx.removeEdges(task.EdgesOf(t.ID, req.RemoveBlockedBy, req.RemoveBlocks))
+	if err := tx.addEdges(task.EdgesOf(t.ID, blockedBy, blocks)); err != nil {
+		return nil, false, err
+	}
+	before, err := task.Encode(t)
+	if err != nil {
+		return nil, false, err
+	}
+	prevStatus, prevOwner := t.Status, t.Owner
+	if req.Owner != nil {
+		tx.owner = *req.Owner
+	}
+	req.Apply(t)
+	updateClaim(t, prevStatus, prevOwner, req, s.Session, s.now())
+	if after, err := task.Encode(t); err == nil && bytes.Equal(before, after) && len(mirrors) == 0 {
+		// Nothing to change: no write, no threadID stamp, no mtime.
+		// (The unlink of .lock moved the directory's mtime: the
+		// still valid dedup index is re-stamped, as after every
+		// transaction.)
+		return t, false, nil
+	}
+	if t.ThreadID == "" {
+		t.ThreadID = s.Session
+	}
+	if err := t.Validate(); err != nil {
+		return nil, false, err
+	}
+	if err := tx.write(t); err != nil {
+		return nil, false, err
+	}
+	if err := tx.writeMirrors(mirrors); err != nil {
+		return nil, false, err
+	}
+	return t, true, nil
 }
 
 // claimGuard refuses (claim_conflict) an update that would take a task
