@@ -183,9 +183,9 @@ func (tx *txn) writeAt(t *task.Task, mtime time.Time) error {
 	// A record written without having been read in this transaction (a
 	// repair from a scan) is replaced as it is.
 	var expect *durable.Expect
-	prior, read := tx.seen[t.ID]
+	replaced, read := tx.seen[t.ID]
 	if !read && tx.s.History != nil {
-		prior, _ = os.ReadFile(path) // a repair from a scan: what it replaces, for the history
+		replaced, _ = os.ReadFile(path) // a repair from a scan: what it replaces, for the history
 	}
 	if old, ok := tx.seen[t.ID]; ok && old == nil {
 		expect = &durable.Expect{Absent: true}
@@ -226,7 +226,7 @@ func (tx *txn) writeAt(t *task.Task, mtime time.Time) error {
 		tx.prior[t.ID] = tx.recent.note(t, mtime, was, tx.s.now())
 	}
 	tx.remember(t.ID, data) // a second write in the same transaction replaces this one
-	tx.recordHistory(t, prior, data, !mtime.IsZero())
+	tx.recordHistory(t, replaced, data, !mtime.IsZero())
 	return nil
 }
 
