@@ -18,8 +18,8 @@ const (
 		"and plans with plan delete."
 	configWay = "The configuration (disabled_hooks, tasks.*) is the user's to edit, by hand, " +
 		"outside the agent: ask the user if a setting should change."
-	stateWay = "It is the hooks' own state (kept by matrixx-hook, for the continuation hook): " +
-		"leave it to the hooks."
+	stateWay = "It is the hooks' own state (kept by matrixx-hook, for the continuation hook and " +
+		"the integrity check): leave it to the hooks."
 )
 
 // storeWhat names the store in a reason.
@@ -36,7 +36,7 @@ func storeWhat(st store) string {
 	case configDir:
 		return "the directory of the user's matrixx config"
 	case state:
-		return "in the hooks' state (.matrixx/state)"
+		return "in the hooks' state (.matrixx/state, or the integrity check's records)"
 	}
 	return "the .matrixx directory"
 }

@@ -60,7 +60,12 @@ func (r *Runner) preToolUse(ev *Event, sc *scan) any {
 	if oc := r.openCodeDir(); oc != "" {
 		req.Config = append(req.Config, filepath.Join(oc, config.FileName), filepath.Join(oc, "matrixx.json"))
 	}
+	// The integrity check's own records (ledgers, call markers, session
+	// records: docs/integrity.md) are guarded like the hooks' state.
 	req.State = append(req.State, StateDir(p.root))
+	if !r.off() {
+		req.State = append(req.State, r.integrityHome(p.root))
+	}
 	cut, cmdCut := trimCut(&req)
 	check := r.Check
 	if check == nil {
