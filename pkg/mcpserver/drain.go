@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -98,11 +99,11 @@ func (d *drain) count(line []byte, dir int) {
 		hasID := len(f.ID) > 0 && string(f.ID) != "null"
 		switch {
 		case dir > 0 && hasID && f.Method != "":
-			d.pending[string(f.ID)] = true // a call from the client
+			d.pending[idKey(f.ID)] = true // a call from the client
 		case dir > 0 && f.Method == "notifications/cancelled":
-			delete(d.pending, string(f.Params.RequestID)) // it may get no response
+			delete(d.pending, idKey(f.Params.RequestID)) // it may get no response
 		case dir < 0 && hasID && f.Method == "":
-			delete(d.pending, string(f.ID)) // our response
+			delete(d.pending, idKey(f.ID)) // our response
 		}
 	}
 }
@@ -121,4 +122,21 @@ func (d *drain) wait() {
 		d.done.Wait()
 	}
 	d.mu.Unlock()
+}
+
+// idKey is an id as the SDK writes it back: a string re-encoded (escapes
+// resolved), an integer in its shortest form (-0 is 0), so a call and its
+// response meet whatever spelling the client used.
+func idKey(id json.RawMessage) string {
+	var n int64
+	if json.Unmarshal(id, &n) == nil {
+		return strconv.FormatInt(n, 10)
+	}
+	var s string
+	if json.Unmarshal(id, &s) == nil {
+		if b, err := json.Marshal(s); err == nil {
+			return string(b)
+		}
+	}
+	return string(id)
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -106,6 +108,9 @@ func (f *lineFilter) check(line []byte) {
 		f.answer(requestID(msg), jsonrpc.CodeInvalidRequest, "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message")
 		return
 	}
+	if msg = f.checkIDs(msg); msg == nil {
+		return
+	}
 	f.out = append(f.out, msg...)
 	f.out = append(f.out, '\n')
 }
@@ -160,4 +165,82 @@ func (f *lineFilter) answer(id json.RawMessage, code int64, message string) {
 		Message string `json:"message"`
 	}{code, message}})
 	_, _ = f.w.Write(append(b, '\n'))
+}
+
+// badIDMessage is the error a request with an id the server cannot echo
+// gets.
+const badIDMessage = "Invalid Request: the id must be a string or an integer between -2^63 and 2^63-1 written without a fraction or an exponent"
+
+// checkIDs answers every request of msg (one message or a batch) whose id
+// the SDK would not echo as sent — a number with a fraction or an exponent
+// (1.5, 1e3) or past the 64-bit range (1e308, 99999999999999999999): it
+// would answer another id (1, 1000, -9223372036854775808), the client
+// could never match it, and the end of input would wait for a response
+// that never comes. Such a request gets an Invalid Request error (-32600)
+// carrying its id exactly as sent and is not passed on; msg is returned
+// without it (nil when nothing is left).
+func (f *lineFilter) checkIDs(msg []byte) []byte {
+	if msg[0] != '[' {
+		if id, ok := badID(msg); ok {
+			f.answer(id, jsonrpc.CodeInvalidRequest, badIDMessage)
+			return nil
+		}
+		return msg
+	}
+	var batch []json.RawMessage
+	if json.Unmarshal(msg, &batch) != nil {
+		return msg
+	}
+	keep := batch[:0]
+	for _, m := range batch {
+		if id, ok := badID(m); ok {
+			f.answer(id, jsonrpc.CodeInvalidRequest, badIDMessage)
+			continue
+		}
+		keep = append(keep, m)
+	}
+	if len(keep) == len(batch) {
+		return msg
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	out, err := json.Marshal(keep)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// badID reports whether m is a request (it has a method) whose id is a
+// number the SDK cannot echo as sent, and returns that id.
+func badID(m []byte) (json.RawMessage, bool) {
+	var v struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	if json.Unmarshal(m, &v) != nil || v.Method == nil || len(v.ID) == 0 {
+		return nil, false
+	}
+	switch c := v.ID[0]; {
+	case c == '"' || c == 'n':
+		return nil, false // a string, or null
+	case c == '-' || c >= '0' && c <= '9':
+		if plainInt(string(v.ID)) {
+			return nil, false
+		}
+		return v.ID, true
+	}
+	return nil, false // not a JSON-RPC id at all: validMessage's business
+}
+
+// plainInt reports whether s is an integer written without a fraction or
+// an exponent that fits in 64 bits.
+func plainInt(s string) bool {
+	d := strings.TrimPrefix(s, "-")
+	if d == "" || strings.Trim(d, "0123456789") != "" {
+		return false
+	}
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
 }

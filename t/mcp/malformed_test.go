@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMalformedLineParseError: a line that is not JSON gets a JSON-RPC
@@ -62,5 +63,86 @@ func TestMalformedLineParseError(t *testing.T) {
 	}
 	if n := len(taskFiles(t, p.root)); n != 2 {
 		t.Errorf("%d tasks, want 2", n)
+	}
+}
+
+// TestOddRequestIDs: a request whose id is a number the server cannot echo
+// as sent (a fraction, an exponent, past 64 bits) gets an invalid request
+// error (-32600) carrying that id byte for byte, the other requests of the
+// input their answers, and the server exits 0 soon after its input ends
+// (it used to answer another id and then wait a minute for the response it
+// counted on). Ids spelled oddly but echoable (-0, an escaped string) are
+// answered and do not hold up the exit either.
+func TestOddRequestIDs(t *testing.T) {
+	p := newProject(t)
+	odd := []string{"1.5", "1e3", "1e308", "99999999999999999999", "-1.0"}
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	for _, id := range odd {
+		in.WriteString(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list"}` + "\n")
+	}
+	in.WriteString(`[{"jsonrpc":"2.0","id":2.5,"method":"tools/list"},{"jsonrpc":"2.0","id":11,"method":"tools/list"}]` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","id":-0,"method":"tools/list"}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","id":"\u0061","method":"tools/list"}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}` + "\n")
+	c := p.command(p.root, "matrixx-mcp")
+	c.Stdin = strings.NewReader(in.String())
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	start := time.Now()
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("exit: %v; stderr: %s", err, stderr.String())
+	}
+	// The drain waits a minute for a response it counted on; half of that
+	// tells a missing response from a slow machine.
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("the server took %v to exit after its input ended", took)
+	}
+	rejected := map[string]bool{}
+	answered := map[string]bool{}
+	type answer struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	var all []answer
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var batch []answer
+		if strings.HasPrefix(line, "[") {
+			if err := json.Unmarshal([]byte(line), &batch); err != nil {
+				t.Fatalf("not JSON from the server: %s", line)
+			}
+		} else {
+			var m answer
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Fatalf("not JSON from the server: %s", line)
+			}
+			batch = []answer{m}
+		}
+		all = append(all, batch...)
+	}
+	for _, m := range all {
+		switch {
+		case m.Error != nil && m.Error.Code == -32600:
+			rejected[string(m.ID)] = true
+		case m.Result != nil:
+			answered[string(m.ID)] = true
+		default:
+			t.Errorf("unexpected answer with id %s", m.ID)
+		}
+	}
+	for _, id := range append(odd, "2.5") {
+		if !rejected[id] {
+			t.Errorf("no invalid request error with id %s\n%s", id, out)
+		}
+	}
+	for _, id := range []string{"0", `"a"`, "9", "11"} {
+		if !answered[id] {
+			t.Errorf("no answer with id %s\n%s", id, out)
+		}
 	}
 }
