@@ -50,8 +50,8 @@ bench:
 
 # The fault tests of t/fault at ten times their CI size (3,000 SIGKILLs of
 # task writers, 1,000 of plan writers, 32,000 bad files), the claim proofs
-# at the issue's size (32 claimants × 100 rounds for one task, 16 workers
-# draining 500 tasks with dependencies, a SIGKILLed claimant, a foreign
+# at the issue's size (32 claimants × 100 rounds for one task, 64 workers
+# draining 2,000 tasks with dependencies, a SIGKILLed claimant, a foreign
 # .lock), then the lock-takeover tests (holders paused before and after
 # their ownership check: the fencing of docs/design.md S41, with and without
 # flock), the odd .lock files, disk and fsync tests 20 times, then the

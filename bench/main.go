@@ -3,7 +3,7 @@
 // directory, generates task stores, runs each binary many times alternated
 // with its baseline, and prints Markdown tables of medians and ratios.
 //
-//	go run ./bench [-runs 31] [-quick] [-only goals,writes,ticks,hook,session,list,create,contention,growth,mcp,claim,hosts,integrity,porcelain,sync,budget] [-keep]
+//	go run ./bench [-runs 31] [-quick] [-only goals,writes,ticks,swarm,hook,session,list,create,contention,growth,mcp,claim,hosts,integrity,porcelain,sync,budget] [-keep]
 //
 // `make bench` runs it. Needs nothing but the Go toolchain.
 package main
@@ -38,7 +38,7 @@ func main() {
 		os.Exit(rssChild(os.Args[2:]))
 	}
 	var c config
-	only := flag.String("only", "goals,writes,ticks,hook,session,list,create,contention,growth,mcp,claim,hosts,integrity,porcelain,sync,budget", "comma-separated sections to run")
+	only := flag.String("only", "goals,writes,ticks,swarm,hook,session,list,create,contention,growth,mcp,claim,hosts,integrity,porcelain,sync,budget", "comma-separated sections to run")
 	flag.IntVar(&c.runs, "runs", 31, "timed runs per figure (each alternated with its baseline)")
 	flag.BoolVar(&c.quick, "quick", false, "fewer runs and no 50,000-task store (a smoke run)")
 	flag.StringVar(&c.cache, "cache", filepath.Join(os.TempDir(), "matrixx-bench-stores"), "directory keeping generated stores between runs (they are only read; writers work on copies)")
@@ -121,6 +121,7 @@ func run(c *config) error {
 		{"growth", b.growth},
 		{"writes", b.writes},
 		{"ticks", b.ticksCompare},
+		{"swarm", b.swarm},
 		{"mcp", b.mcp},
 		{"claim", b.claim},
 		{"integrity", b.integrity},
