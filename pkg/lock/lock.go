@@ -485,7 +485,21 @@ func readLock(path string) ([]byte, time.Time, error) {
 	if err != nil {
 		return nil, time.Time{}, &os.PathError{Op: "read", Path: path, Err: err}
 	}
-	return data, time.Unix(st.Mtim.Unix()), nil
+	return data, changed(&st), nil
+}
+
+// changed is when a .lock was last written, as far as can be trusted: its
+// mtime, or its ctime when that is earlier. No writer of a lock leaves an
+// mtime later than the ctime (writing sets both to now); an mtime set into
+// the future (touch -d, a clock running ahead) would otherwise keep the
+// lock from ever looking stale until the clock caught up, and the ctime,
+// which nothing but the clock sets, bounds it.
+func changed(st *unix.Stat_t) time.Time {
+	m, c := time.Unix(st.Mtim.Unix()), time.Unix(st.Ctim.Unix())
+	if c.Before(m) {
+		return c
+	}
+	return m
 }
 
 // readFD reads fd to its end (at most limit bytes), sized by its fstat
@@ -531,7 +545,7 @@ type oddLock struct {
 func (o *oddLock) Error() string { return ".lock is " + o.kind + ", not a lock file" }
 
 func oddFrom(st *unix.Stat_t) *oddLock {
-	o := &oddLock{mtime: time.Unix(st.Mtim.Unix()), dev: uint64(st.Dev), ino: uint64(st.Ino)}
+	o := &oddLock{mtime: changed(st), dev: uint64(st.Dev), ino: uint64(st.Ino)}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFLNK:
 		o.kind = "a symbolic link"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/gofrs/flock"
+	"golang.org/x/sys/unix"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 )
@@ -227,5 +228,50 @@ func TestContentIsTheRecord(t *testing.T) {
 		if rec, ok := parse(got); !ok || rec.ID != l.id || rec.Flock != kernel {
 			t.Errorf("parse(content) = %+v %v", rec, ok)
 		}
+	}
+}
+
+// TestFutureMtimeLock: a .lock whose mtime was set far into the future
+// (touch -d, a clock running ahead) is judged by its ctime, which only the
+// clock sets: it is evicted once that is older than the stale age, not
+// when the clock catches up with the mtime. With and without the kernel
+// lock; a plain lock of the original implementation and an odd one (a
+// FIFO) alike.
+func TestFutureMtimeLock(t *testing.T) {
+	future := time.Now().Add(365 * 24 * time.Hour)
+	later := func() time.Time { return time.Now().Add(2 * StaleAfter) } // the planted lock's ctime is now
+	for _, c := range []struct {
+		name     string
+		noKernel bool
+		fifo     bool
+	}{{"plain", true, false}, {"kernel", false, false}, {"fifo", true, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, FileName)
+			if c.fifo {
+				if err := unix.Mkfifo(path, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.WriteFile(path, []byte(`{"id":"planted","timestamp":`+strconv.FormatInt(future.UnixMilli(), 10)+`}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(path, future, future); err != nil {
+				t.Fatal(err)
+			}
+			// Now: still fresh by its ctime, so honoured.
+			if l, err := Acquire(dir, Options{Timeout: 100 * time.Millisecond, NoKernel: c.noKernel}); err == nil {
+				l.Release()
+				t.Fatal("a lock planted just now was evicted at once")
+			}
+			// Past the stale age by the ctime: evicted.
+			l, err := Acquire(dir, Options{Timeout: 2 * time.Second, NoKernel: c.noKernel, Now: later})
+			if err != nil {
+				t.Fatalf("a lock with a future mtime and an old ctime was not evicted: %v", err)
+			}
+			if l.Stats.Evicted != 1 {
+				t.Errorf("evicted %d", l.Stats.Evicted)
+			}
+			l.Release()
+		})
 	}
 }
