@@ -23,6 +23,7 @@ var mains = map[string]func([]string, io.Reader, io.Writer, io.Writer) int{
 	"task-claim":   cli.TaskClaim,
 	"task-doctor":  cli.TaskDoctor,
 	"task-sync":    cli.TaskSync,
+	"task-feed":    cli.TaskFeed,
 	"matrixx-mcp":  mcpserver.Main,
 	"plan":         cli.Plan,
 	"matrixx-hook": cli.MatrixxHook,

@@ -98,7 +98,7 @@ func wrapperName(name string) bool {
 func ownBinary(name string) bool {
 	switch name {
 	case "task-create", "task-get", "task-list", "task-update", "task-cleanup", "task-claim",
-		"task-doctor", "task-sync", "plan", "matrixx", "matrixx-hook", "matrixx-mcp":
+		"task-doctor", "task-sync", "task-feed", "plan", "matrixx", "matrixx-hook", "matrixx-mcp":
 		return true
 	}
 	return false
