@@ -197,6 +197,37 @@ func TestCodexTurnCap(t *testing.T) {
 	}
 }
 
+// TestCodexFirstCallEdit: a hand edit to a task file made by the
+// session's very first tool call (a script the guard cannot read, which
+// rewrites the file behind a computed path) is put back by the check after
+// the call, because the first check compares with what the binaries
+// recorded instead of adopting what it finds.
+func TestCodexFirstCallEdit(t *testing.T) {
+	t.Parallel()
+	p := setup(t)
+	script := "import glob, os\n" +
+		"d = os.path.join('.mat' + 'rixx', 'ta' + 'sks')\n" +
+		"for f in glob.glob(os.path.join(d, 'T-*.json')):\n" +
+		"    open(f, 'w').write('{\"hacked\": true}\\n')\n"
+	if err := os.WriteFile(filepath.Join(p.proj, "tidy.py"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reqs, _ := p.exec(t, []hostkit.Reply{
+		hostkit.Call("exec_command", map[string]any{"cmd": "python3 tidy.py"}),
+		hostkit.Text("Done."),
+	})
+	if len(reqs) < 2 {
+		t.Fatalf("%d model requests, want 2", len(reqs))
+	}
+	after, err := os.ReadFile(p.taskFile)
+	if err != nil || !bytes.Equal(after, p.before) {
+		t.Errorf("the first call's edit of %s stayed (err %v):\n%s", p.taskFile, err, after)
+	}
+	if !strings.Contains(reqs[1], "put back") {
+		t.Errorf("the model was not told the edit was put back: %s", hostkit.Tail(reqs[1], 1500))
+	}
+}
+
 // wantReason checks that request i carries the output of call id with
 // the guard's reason.
 func wantReason(t *testing.T, reqs []string, i int, id, reason string) {
