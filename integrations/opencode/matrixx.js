@@ -18,8 +18,14 @@
 //   shell.env             MATRIXX_SESSION_ID=<the session's id> in the
 //           agent's shell, so task binaries run there stamp the session
 //           as threadID, as the tools do.
-//   event session.idle    task-continuation-enforcer: a Stop event; a
-//           block is sent back to the session as a prompt.
+//   experimental.text.complete   task-continuation-enforcer: when the
+//           agent's answer ends a step without tool calls, a Stop event; a
+//           block is added to the session as a user message before the
+//           turn ends, so the agent goes on in the same turn (under
+//           `opencode run` as in a long-lived session).
+//   event session.idle    the same Stop, when the turn ended without a
+//           text answer (at most once per turn); a block is sent back to
+//           the session as a prompt.
 //   event session.created task-session-start: the task summary is added to
 //           the session as context (noReply).
 
@@ -174,18 +180,52 @@ export function createMatrixxPlugin(tool) {
       }
     }
     // The arguments of calls in flight (tool.execute.after has none), and
-    // the stops blocked per session since its last user message: OpenCode
-    // has no cap of its own, so at most MAX_BLOCKS in a row.
+    // per session: the stops blocked since its last user message (OpenCode
+    // has no cap of its own, so at most MAX_BLOCKS in a row), the agent and
+    // model of its last model request, and the state of the current step
+    // (a tool started in it; its stop already judged).
     const calls = new Map()
     const blocks = new Map()
     const ours = new Set() // sessions whose next user message is our prompt
+    const steps = new Map() // sessionID → {tools, judged, agent, model}
+    const step = (sessionID) => {
+      let st = steps.get(sessionID)
+      if (!st) steps.set(sessionID, (st = { tools: false, judged: false }))
+      return st
+    }
     const say = async (sessionID, text, noReply) => {
       if (!client || !client.session || !sessionID) return
-      await client.session.prompt({ path: { id: sessionID }, body: { noReply: !!noReply, parts: [{ type: "text", text }] } })
+      const st = steps.get(sessionID) || {}
+      const body = { noReply: !!noReply, parts: [{ type: "text", text }] }
+      if (st.agent) body.agent = st.agent
+      if (st.model) body.model = st.model
+      await client.session.prompt({ path: { id: sessionID }, body })
+    }
+    // stop sends a Stop event for the session and, when it is blocked (at
+    // most MAX_BLOCKS in a row), puts the reason into the session as a user
+    // message: with noReply inside a turn (the turn then goes on), as a
+    // prompt after it. The step's stop is judged once (OpenCode may report
+    // one idle session twice).
+    const stop = async (sessionID, lastMessage, noReply) => {
+      const st = step(sessionID)
+      if (st.judged) return
+      st.judged = true
+      const n = blocks.get(sessionID) || 0
+      const ev = { hook_event_name: "Stop", session_id: sessionID, cwd: directory, stop_hook_active: n > 0 }
+      if (lastMessage) ev.last_assistant_message = lastMessage
+      const a = hook(ev, directory)
+      if (a && a.decision === "block" && a.reason && n < MAX_BLOCKS) {
+        blocks.set(sessionID, n + 1)
+        ours.add(sessionID)
+        await say(sessionID, a.reason, noReply)
+      } else {
+        blocks.delete(sessionID)
+      }
     }
     return {
       tool: tools,
       "tool.execute.before": async (input, output) => {
+        if (input.sessionID) step(input.sessionID).tools = true
         if (input.callID) calls.set(input.callID, (output && output.args) || {})
         const { ev, host } = toEvent("PreToolUse", input, output && output.args, directory)
         const a = hook(ev, directory, host)
@@ -202,6 +242,26 @@ export function createMatrixxPlugin(tool) {
       "shell.env": async (input, output) => {
         if (input && input.sessionID && output && output.env) output.env.MATRIXX_SESSION_ID = input.sessionID
       },
+      // Each model request starts a step: nothing judged yet.
+      "chat.params": async (input) => {
+        if (!input || !input.sessionID) return
+        const st = step(input.sessionID)
+        st.tools = false
+        st.judged = false
+        if (typeof input.agent === "string") st.agent = input.agent
+        else if (input.agent && input.agent.name) st.agent = input.agent.name
+        const m = input.model
+        if (m && m.providerID && (m.id || m.modelID)) st.model = { providerID: m.providerID, modelID: m.id || m.modelID }
+      },
+      // The answer of a step that called no tool ends the turn: judge the
+      // stop now, while OpenCode can still go on (under opencode run the
+      // process ends with the turn).
+      "experimental.text.complete": async (input, output) => {
+        if (!input || !input.sessionID) return
+        const st = step(input.sessionID)
+        if (st.tools || st.judged) return
+        await stop(input.sessionID, output && output.text, true)
+      },
       "chat.message": async (input) => {
         if (!input || !input.sessionID) return
         if (ours.delete(input.sessionID)) return // our continuation prompt
@@ -211,15 +271,7 @@ export function createMatrixxPlugin(tool) {
         const sessionID = event && event.properties && (event.properties.sessionID || (event.properties.info && event.properties.info.id))
         if (!sessionID) return
         if (event.type === "session.idle") {
-          const n = blocks.get(sessionID) || 0
-          const a = hook({ hook_event_name: "Stop", session_id: sessionID, cwd: directory, stop_hook_active: n > 0 }, directory)
-          if (a && a.decision === "block" && a.reason && n < MAX_BLOCKS) {
-            blocks.set(sessionID, n + 1)
-            ours.add(sessionID)
-            await say(sessionID, a.reason, false)
-          } else {
-            blocks.delete(sessionID)
-          }
+          await stop(sessionID, "", false)
         } else if (event.type === "session.created") {
           const a = hook({ hook_event_name: "SessionStart", session_id: sessionID, cwd: directory, source: "startup" }, directory)
           const text = a && a.hookSpecificOutput && a.hookSpecificOutput.additionalContext

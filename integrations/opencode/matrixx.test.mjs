@@ -103,6 +103,10 @@ test("session.idle: the continuation prompt while the session has tasks, until t
   const { hooks, prompts } = await plugin(dir)
   await hooks.tool.task_create.execute({ subject: "Unfinished" }, { sessionID: "ses_3" })
   for (let i = 0; i < 5; i++) {
+    // Each prompt starts a model request (chat.params); OpenCode may
+    // report one idle session twice: judged once.
+    await hooks["chat.params"]({ sessionID: "ses_3", agent: "build", model: { providerID: "mock", id: "m1" } }, {})
+    await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_3" } } })
     await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_3" } } })
   }
   assert.equal(prompts.length, 3)
@@ -111,7 +115,33 @@ test("session.idle: the continuation prompt while the session has tasks, until t
     assert.equal(p.body.noReply, false)
     assert.match(p.body.parts[0].text, /Do not stop yet/)
     assert.match(p.body.parts[0].text, /Unfinished/)
+    assert.equal(p.body.agent, "build")
+    assert.deepEqual(p.body.model, { providerID: "mock", modelID: "m1" })
   }
   await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_other" } } })
   assert.equal(prompts.length, 3)
+})
+
+test("a step's answer without tool calls is judged before the turn ends: a block goes in as a user message (noReply), once", async () => {
+  const dir = project()
+  const { hooks, prompts } = await plugin(dir)
+  await hooks.tool.task_create.execute({ subject: "Half done" }, { sessionID: "ses_4" })
+  // A step that calls a tool: its text is not the end of the turn.
+  await hooks["chat.params"]({ sessionID: "ses_4", agent: "build", model: { providerID: "mock", id: "m1" } }, {})
+  await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_4", callID: "c1" }, { args: { command: "ls", description: "x" } })
+  await hooks["experimental.text.complete"]({ sessionID: "ses_4", messageID: "m1", partID: "p1" }, { text: "Listing." })
+  assert.equal(prompts.length, 0)
+  // The final answer: blocked, the reason added without a reply of its own.
+  await hooks["chat.params"]({ sessionID: "ses_4", agent: "build", model: { providerID: "mock", id: "m1" } }, {})
+  await hooks["experimental.text.complete"]({ sessionID: "ses_4", messageID: "m2", partID: "p2" }, { text: "Done." })
+  assert.equal(prompts.length, 1)
+  assert.equal(prompts[0].body.noReply, true)
+  assert.match(prompts[0].body.parts[0].text, /Do not stop yet/)
+  // The idle that may follow the same step is not judged again.
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_4" } } })
+  assert.equal(prompts.length, 1)
+  // An answer that asks the user a question lets the turn end.
+  await hooks["chat.params"]({ sessionID: "ses_4" }, {})
+  await hooks["experimental.text.complete"]({ sessionID: "ses_4", messageID: "m3", partID: "p3" }, { text: "Should I also migrate the old records, or leave them for you?" })
+  assert.equal(prompts.length, 1)
 })

@@ -64,6 +64,7 @@ type hookCmd struct {
 	Uninstall    uninstallCmd    `cmd:"" help:"Remove the hooks, the skill and the slash commands that install added."`
 	Snippet      snippetCmd      `cmd:"" help:"Print the task rules as a CLAUDE.md / AGENTS.md section (for hosts without skills)."`
 	Accept       acceptCmd       `cmd:"" help:"Record the task store, plans, config files and hook state as they are now as good, after you edited them by hand (docs/integrity.md). Refused inside an agent's tool call."`
+	Continuation continuationCmd `cmd:"" help:"Turn the continuation enforcer off for one session (its stops are let through), on again, or show it: continuation off|on|status [--session ID]."`
 
 	chosen command
 }
@@ -85,7 +86,7 @@ func MatrixxHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return r.Run(hook.Dispatch, stdin)
 	}
 	c := &hookCmd{}
-	for _, sub := range []interface{ setRoot(*hookCmd) }{&c.Dispatch, &c.Guard, &c.Notepad, &c.Continue, &c.SessionStart, &c.Install, &c.Uninstall, &c.Snippet, &c.Accept} {
+	for _, sub := range []interface{ setRoot(*hookCmd) }{&c.Dispatch, &c.Guard, &c.Notepad, &c.Continue, &c.SessionStart, &c.Install, &c.Uninstall, &c.Snippet, &c.Accept, &c.Continuation} {
 		sub.setRoot(c)
 	}
 	status := run("matrixx-hook", hookHelp, c, args, stdin, stdout, stderr)
@@ -186,6 +187,33 @@ type sessionStartCmd struct {
 type acceptCmd struct {
 	sub
 	eventFlags
+}
+
+type continuationCmd struct {
+	sub
+	Dir     string `short:"C" name:"dir" placeholder:"DIR" help:"Use DIR as the project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else the working directory's project)."`
+	Session string `name:"session" placeholder:"ID" help:"The session (default: $MATRIXX_SESSION_ID, else $CLAUDE_CODE_SESSION_ID, else $CODEX_SESSION_ID: the agent's own session in its shell)."`
+	State   string `arg:"" enum:"on,off,status" help:"off: let the session's stops through; on: enforce again; status: show."`
+}
+
+func (c *continuationCmd) setRoot(h *hookCmd) { c.root, c.self = h, c }
+func (c *continuationCmd) BeforeApply() error { c.choose(); return nil }
+
+// run sets or shows the session's continuation and prints
+// {"session":"…","continuation":"on"|"off"}.
+func (c *continuationCmd) run(a *app) error {
+	r := &hook.Runner{Env: a.env, Stdout: a.stdout, Stderr: a.stderr, Dir: c.Dir}
+	var set *bool
+	if c.State != "status" {
+		on := c.State == "on"
+		set = &on
+	}
+	res, err := r.SetContinuation(project.Session(c.Session, a.env), set)
+	if err != nil {
+		return err
+	}
+	a.emit(res)
+	return nil
 }
 
 func (c *acceptCmd) setRoot(h *hookCmd) { c.root, c.self = h, c }

@@ -33,3 +33,7 @@ func (c *snippetCmd) Help() string {
 func (c *acceptCmd) Help() string {
 	return "Example: matrixx-hook accept   # in your own terminal, after editing .matrixx/ by hand"
 }
+
+func (c *continuationCmd) Help() string {
+	return "Example: matrixx-hook continuation off --session ses_123   # or, in the agent's shell, without --session"
+}

@@ -36,6 +36,10 @@ type State struct {
 	// task state (see MaxTurnBlocks).
 	Turn       string `json:"turn,omitempty"`
 	TurnBlocks int    `json:"turnBlocks,omitempty"`
+	// Off turns continuation off for this session (matrixx-hook
+	// continuation off): its stops are let through until it is turned on
+	// again. A block never writes it, so it stays until then.
+	Off bool `json:"off,omitempty"`
 }
 
 // MaxTurnBlocks is how many stops one turn may have blocked in all, task
@@ -75,6 +79,10 @@ func Decide(in Input, prev State) Outcome {
 		return out
 	case q.Actionable == 0:
 		out.Why = "allow: only stale or blocked tasks left: " + StatusLine(q)
+		return out
+	}
+	if prev.Off {
+		out.Why = "allow: continuation is off for this session (matrixx-hook continuation on turns it back on): " + StatusLine(q)
 		return out
 	}
 	if !in.Subagent && AwaitsUser(in.LastMessage) {

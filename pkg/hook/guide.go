@@ -91,7 +91,7 @@ type SlashCommand struct {
 const commandMarker = "<!-- written by matrixx-hook install; matrixx-hook uninstall removes it -->"
 
 // Commands are the slash commands install writes (/task-list, /task-ready,
-// /cleanup-tasks).
+// /cleanup-tasks, /continuation).
 var Commands = []SlashCommand{
 	{"task-list", `---
 description: List the project's active matrixx tasks and their blockers
@@ -113,6 +113,14 @@ allowed-tools: Bash(task-cleanup:*)
 ---
 ` + commandMarker + `
 Run ` + "`task-cleanup --dry-run`" + ` first and show what it would remove. Then run ` + "`task-cleanup`" + ` (with $ARGUMENTS as its flags when given) and report what was removed. Tasks that still block others, and plan items, are kept.
+`},
+	{"continuation", `---
+description: Turn the matrixx continuation hook off (or on) for this session only
+argument-hint: off | on | status
+allowed-tools: Bash(matrixx-hook continuation:*)
+---
+` + commandMarker + `
+Run ` + "`matrixx-hook continuation $ARGUMENTS`" + ` (off when no argument is given) and report its answer. Off: this session's stops are no longer held back by open tasks until it is turned on again; other sessions are not affected.
 `},
 }
 

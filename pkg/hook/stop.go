@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/enforce"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 )
 
@@ -152,4 +154,48 @@ func (r *Runner) continuation(ev *Event, _ *scan, reserve int) *stopAnswer {
 	}
 	r.log.Printf(NameContinuation, "%s", out.Why)
 	return &stopAnswer{Decision: "block", Reason: out.Reason}
+}
+
+// ContinuationAnswer is matrixx-hook continuation's answer:
+// {"session":"…","continuation":"on"|"off"}.
+type ContinuationAnswer struct {
+	Session      string `json:"session"`
+	Continuation string `json:"continuation"`
+}
+
+// SetContinuation turns task-continuation-enforcer off (on false) or on
+// again for one session's stops (Stop; its subagents keep their own
+// counts), in the session's state file, recorded for the integrity check
+// as the enforcer's own writes are. set nil only reports.
+func (r *Runner) SetContinuation(session string, set *bool) (*ContinuationAnswer, error) {
+	if session == "" || session == project.NoSession {
+		return nil, errcode.New(errcode.InvalidArguments, "no session: give --session ID (the agent's shell has it in $MATRIXX_SESSION_ID, $CLAUDE_CODE_SESSION_ID or $CODEX_SESSION_ID)")
+	}
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	p, err := r.project(nil)
+	if p == nil {
+		return nil, err
+	}
+	states := enforce.States{Dir: filepath.Join(StateDir(p.root), "continuation"), Base: filepath.Join(p.root, ".matrixx"), Now: r.Now}
+	if !p.cfg.HookDisabled(NameIntegrity) {
+		states.Record = integrity.NewProject(p.root, p.store.Dir, "", r.integrityHome(p.root)).State().Recorder()
+	}
+	st, err := states.Load(session)
+	if err != nil {
+		return nil, errcode.New(errcode.InternalError, "reading the session's continuation state: %v", err)
+	}
+	if set != nil && st.Off == *set {
+		st.Off = !*set
+		st.Updated = r.Now().UTC().Format(time.RFC3339)
+		if err := states.Save(session, st); err != nil {
+			return nil, errcode.New(errcode.InternalError, "writing the session's continuation state: %v", err)
+		}
+	}
+	a := &ContinuationAnswer{Session: session, Continuation: "on"}
+	if st.Off {
+		a.Continuation = "off"
+	}
+	return a, nil
 }

@@ -20,9 +20,10 @@ import (
 // against a scripted chat-completions server on 127.0.0.1: the guard
 // refusing a shell write and a write tool call on the task store (file
 // unchanged, our reason in the tool result the model gets), the allowed
-// path, the task_create tool stamping the session with a notepad, the
-// session-start summary, and the continuation enforcer blocking on
-// session.idle.
+// path, the task_create tool and a shell task-create stamping the
+// session, the notepad written and stamped, the session-start summary,
+// and the continuation: the stop blocked, the directive reaching the model
+// in the same opencode run, the agent finishing, the run ending.
 func TestOpenCodeCLI(t *testing.T) {
 	opencode := hostkit.CLI(t, "opencode")
 	plugin := filepath.Join(hostkit.RepoRoot(), ".cache", "hosts", "node_modules", "@opencode-ai", "plugin")
@@ -47,9 +48,15 @@ func TestOpenCodeCLI(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(proj, ".opencode", "plugin", "matrixx.js"), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// OpenCode installs @opencode-ai/plugin into .opencode/ with npm when
-	// it starts: offline, from the npm cache that .ci/install-hosts.sh
-	// filled. It takes its directory from $PWD.
+	// OpenCode installs @opencode-ai/plugin into each config directory
+	// (.opencode/, ~/.config/opencode) with npm when it starts, unless
+	// node_modules is there and package-lock.json lists the package: give
+	// it the copy .ci/install-hosts.sh installed (an npm install, even
+	// offline from the npm cache, takes minutes on a loaded machine). It
+	// takes its directory from $PWD.
+	for _, dir := range []string{filepath.Join(proj, ".opencode"), filepath.Join(home, ".config", "opencode")} {
+		preinstall(t, dir, plugin)
+	}
 	cache := os.Getenv("npm_config_cache")
 	if cache == "" {
 		if h, err := os.UserHomeDir(); err == nil {
@@ -81,7 +88,10 @@ func TestOpenCodeCLI(t *testing.T) {
 		hostkit.Call("write", map[string]any{"filePath": taskFile, "content": "{}\n"}),
 		hostkit.Call("bash", map[string]any{"command": "echo allowed > allowed.txt", "description": "scripted"}),
 		hostkit.Call("task_create", map[string]any{"subject": "OpenCode task"}),
-		hostkit.Text("Done."), // session.idle: the enforcer blocks
+		hostkit.Call("bash", map[string]any{"command": `printf '%s' '{"subject":"OpenCode shell task"}' | task-create`, "description": "scripted"}),
+		hostkit.Text("Done."), // the stop is blocked: the reason goes in as a user message, the turn goes on
+		hostkit.Call("bash", map[string]any{"command": `task-list | python3 -c 'import json,sys; [print(t["id"]) for t in json.load(sys.stdin)["tasks"]]' | while read id; do task-update "$id" --status completed; done`, "description": "scripted"}),
+		hostkit.Text("All done."), // nothing left: the stop goes through and opencode run ends
 	})
 	config := fmt.Sprintf(`{"provider":{"mock":{"npm":"@ai-sdk/openai-compatible","name":"Scripted","options":{"baseURL":"%s/v1","apiKey":"test"},"models":{"m1":{"name":"m1","tool_call":true}}}},"model":"mock/m1"}`, srv.URL)
 	if err := os.WriteFile(filepath.Join(proj, "opencode.json"), []byte(config), 0o644); err != nil {
@@ -100,8 +110,8 @@ func TestOpenCodeCLI(t *testing.T) {
 		b, _ := os.ReadFile(logs[len(logs)-1])
 		t.Logf("opencode log:\n%s", hostkit.Tail(string(b), 6000))
 	}
-	if len(reqs) < 5 {
-		t.Fatalf("%d model requests, want at least 5", len(reqs))
+	if len(reqs) < 6 {
+		t.Fatalf("%d model requests, want at least 6", len(reqs))
 	}
 	t.Run("guard denies the shell write", func(t *testing.T) { wantTool(t, reqs[1], "Task files change only through task-create") })
 	t.Run("guard denies the write tool", func(t *testing.T) { wantTool(t, reqs[2], "Task files change only through task-create") })
@@ -135,20 +145,73 @@ func TestOpenCodeCLI(t *testing.T) {
 			t.Errorf("the first model request lacks the task summary")
 		}
 	})
-	// opencode run ends the process when the session goes idle, so the
-	// continuation prompt the plugin sends then is not answered here; what
-	// is proven is that the real session.idle reached the enforcer with
-	// OpenCode's session id and blocked the stop (its count is recorded).
-	t.Run("continuation on session.idle", func(t *testing.T) {
-		session := sessionOf(t, proj, env, bin)
-		b, err := os.ReadFile(filepath.Join(proj, ".matrixx", "state", "continuation", session+".json"))
-		var st struct {
-			Blocks int `json:"blocks"`
+	t.Run("shell task-create stamps the session", func(t *testing.T) {
+		hostkit.TaskBySubject(t, filepath.Join(proj, ".matrixx", "tasks"), "OpenCode shell task", sessionOf(t, proj, env, bin))
+	})
+	// The stop after "Done." is blocked: the reason reaches the model in
+	// the same opencode run, the agent completes its tasks, and the next
+	// stop goes through (the run ends by itself).
+	t.Run("continuation", func(t *testing.T) {
+		if len(reqs) != 8 {
+			t.Fatalf("%d model requests, want 8 (6 tool steps and answers, the continued turn, the last answer)", len(reqs))
 		}
-		if err != nil || json.Unmarshal(b, &st) != nil || st.Blocks < 1 {
-			t.Errorf("no block recorded for the session %s: %v %s", session, err, b)
+		if !strings.Contains(reqs[6], "Do not stop yet") || !strings.Contains(reqs[6], "OpenCode shell task") {
+			t.Errorf("request 6 does not carry the continuation directive: %s", hostkit.Tail(reqs[6], 1500))
+		}
+		if strings.Contains(reqs[5], "Do not stop yet") {
+			t.Errorf("the directive came before the stop")
+		}
+		for _, subject := range []string{"OpenCode task", "OpenCode shell task"} {
+			if st := statusOf(t, proj, subject); st != "completed" {
+				t.Errorf("%s: %s, want completed", subject, st)
+			}
 		}
 	})
+	t.Run("notepad stamped on completion", func(t *testing.T) {
+		found := false
+		filepath.WalkDir(filepath.Join(proj, ".matrixx", "notepads"), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if b, _ := os.ReadFile(p); bytes.Contains(b, []byte("OpenCode task")) && bytes.Contains(b, []byte("## Completion")) {
+					found = true
+				}
+			}
+			return nil
+		})
+		if !found {
+			t.Errorf("no stamped notepad for OpenCode task")
+		}
+	})
+}
+
+// preinstall makes dir's node_modules hold @opencode-ai/plugin (a link
+// to plugin) as OpenCode's own install would, so it installs nothing.
+func preinstall(t *testing.T, dir, plugin string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "node_modules", "@opencode-ai"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(plugin, filepath.Join(dir, "node_modules", "@opencode-ai", "plugin")); err != nil {
+		t.Fatal(err)
+	}
+	deps := `{"dependencies":{"@opencode-ai/plugin":"1.18.33"}}`
+	for name, content := range map[string]string{"package.json": deps, "package-lock.json": `{"lockfileVersion":3,"packages":{"":` + deps + `}}`} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// statusOf is the status of the task with the subject.
+func statusOf(t *testing.T, proj, subject string) string {
+	files, _ := filepath.Glob(filepath.Join(proj, ".matrixx", "tasks", "T-*.json"))
+	for _, f := range files {
+		var tk struct{ Subject, Status string }
+		b, _ := os.ReadFile(f)
+		if json.Unmarshal(b, &tk) == nil && tk.Subject == subject {
+			return tk.Status
+		}
+	}
+	return "(no such task)"
 }
 
 // sessionOf is the threadID OpenCode's session stamped: the one task of
