@@ -20,7 +20,9 @@ Update one task (see README.md; decisions in docs/design.md).
 Scalars (subject, description, status, activeForm, owner, priority) replace; addBlocks and
 addBlockedBy append; removeBlocks and removeBlockedBy (--remove-blocks, --remove-blocked-by)
 remove a dependency, both ends under one lock (an edge that does not exist is validation_error,
-nothing written); metadata merges shallowly and a null value deletes its key. repoURL and parentID are create-only. An edge that would close a
+nothing written); metadata merges shallowly and a null value deletes its key. Completing a task
+whose subtasks (parentID) are still pending or in_progress is children_active, naming them,
+unless --force ("force":true). repoURL and parentID are create-only. An edge that would close a
 dependency cycle is refused (dependency_cycle).
 
 expect makes the update a compare-and-swap: {"id","expect":{"status":"pending","owner":""},…}
@@ -66,6 +68,7 @@ type updateCmd struct {
 	ExpectStatus    *string  `name:"expect-status" enum:"pending,in_progress,completed,deleted" help:"Update only if the task still has this status (else precondition_failed)."`
 	ExpectOwner     *string  `name:"expect-owner" placeholder:"NAME" help:"Update only if the task still has this owner; \"\" means no owner (else precondition_failed)."`
 	Lease           string   `placeholder:"DUR" help:"With --status in_progress: the claim's lease, e.g. 15m (default: no lease, the claim does not expire)."`
+	Force           bool     `help:"With --status completed: complete a task whose subtasks are still active (else children_active)."`
 }
 
 // TaskUpdate is the task-update binary.
@@ -105,7 +108,7 @@ func (c *updateCmd) run(a *app) error {
 func (c *updateCmd) flagsGiven() bool {
 	return c.Subject != nil || c.Description != nil || c.Status != nil || c.ActiveForm != nil || c.Owner != nil ||
 		c.Priority != nil || len(c.AddBlocks) > 0 || len(c.AddBlockedBy) > 0 || len(c.RemoveBlocks) > 0 || len(c.RemoveBlockedBy) > 0 || c.Metadata != "" ||
-		c.ExpectStatus != nil || c.ExpectOwner != nil || c.Lease != ""
+		c.ExpectStatus != nil || c.ExpectOwner != nil || c.Lease != "" || c.Force
 }
 
 func (c *updateCmd) request(a *app) (*task.UpdateRequest, error) {
@@ -131,7 +134,7 @@ func (c *updateCmd) request(a *app) (*task.UpdateRequest, error) {
 	req := &task.UpdateRequest{
 		ID: c.ID, Subject: c.Subject, Description: c.Description, ActiveForm: c.ActiveForm,
 		Owner: c.Owner, AddBlocks: c.AddBlocks, AddBlockedBy: c.AddBlockedBy, Lease: c.Lease,
-		RemoveBlocks: c.RemoveBlocks, RemoveBlockedBy: c.RemoveBlockedBy,
+		RemoveBlocks: c.RemoveBlocks, RemoveBlockedBy: c.RemoveBlockedBy, Force: c.Force,
 	}
 	if c.ExpectStatus != nil || c.ExpectOwner != nil {
 		req.Expect = &task.Expect{Owner: c.ExpectOwner}

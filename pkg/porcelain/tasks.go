@@ -695,6 +695,8 @@ func (r *runner) refused(p *cli.Project, err error) error {
 		msg += fmt.Sprintf("; matrixx show %s shows the claim, matrixx ready what is free", h)
 	case errcode.PreconditionFailed:
 		msg += fmt.Sprintf("; it changed meanwhile: matrixx show %s, then try again", h)
+	case errcode.ChildrenActive:
+		msg += fmt.Sprintf("; matrixx tree shows them, matrixx done %s --force completes it anyway", h)
 	case errcode.TaskNotClaimable:
 		if v.status(id) == task.Completed || v.status(id) == task.Deleted {
 			msg += fmt.Sprintf("; matrixx reopen %s makes it pending again, matrixx ready shows what can start now", h)
@@ -709,7 +711,7 @@ func (r *runner) refused(p *cli.Project, err error) error {
 
 type doneCmd struct {
 	ID    string `arg:"" placeholder:"ID" help:"Handle or id of the task."`
-	Force bool   `help:"Complete it even when someone else holds a live claim on it."`
+	Force bool   `help:"Complete it even when someone else holds a live claim on it, or its subtasks are still active."`
 }
 
 func (c *doneCmd) Help() string {
@@ -717,8 +719,8 @@ func (c *doneCmd) Help() string {
 
 Sets the task's status to completed through task-update, then lists the tasks that became ready
 because of it; a task of a plan (metadata.planName) ticks its item (plan sync NAME). Refuses a
-task someone else holds under a live claim (--force completes it
-anyway) and a deleted task (matrixx reopen first); a task already completed is said so (exit 0).
+task someone else holds under a live claim and a parent whose subtasks are still active
+(children_active, naming them; --force completes it anyway), and a deleted task (matrixx reopen first); a task already completed is said so (exit 0).
 "You" are $MATRIXX_OWNER, else git config user.name, else $USER. --json prints task-update's
 document (without these checks: the plumbing's own rules).`
 }
@@ -745,7 +747,11 @@ func (c *doneCmd) run(r *runner) error {
 	}
 	// Compare-and-swap: written only if nobody changed status or owner
 	// since the checks above.
-	a := r.call(cli.TaskUpdate, id, "--status", "completed", "--expect-status", string(t.Status), "--expect-owner="+t.Owner)
+	args := []string{id, "--status", "completed", "--expect-status", string(t.Status), "--expect-owner=" + t.Owner}
+	if c.Force {
+		args = append(args, "--force")
+	}
+	a := r.call(cli.TaskUpdate, args...)
 	a.stderr = nil // "unchanged" notes: said below in words
 	if err := r.check(a); err != nil {
 		return r.refused(p, err)
@@ -848,6 +854,12 @@ func (c *treeCmd) run(r *runner) error {
 	}
 	shown := func(t *task.Task) bool { return c.All || t.Status.Active() }
 	loops := parentLoops(v)
+	children := map[string][]*task.Task{}
+	for _, t := range v.tasks {
+		if t.ParentID != "" && t.ParentID != t.ID {
+			children[t.ParentID] = append(children[t.ParentID], t)
+		}
+	}
 	kids := map[string][]*task.Task{}
 	var roots []*task.Task
 	for _, t := range v.tasks {
@@ -875,6 +887,9 @@ func (c *treeCmd) run(r *runner) error {
 		}
 		seen[t.ID] = true
 		line := prefix + branch + r.st.paint(t.Status, r.st.glyph(t.Status)+" "+v.h(t.ID)) + "  " + clean(t.Subject)
+		if done, total := v.progress(t.ID, children); total > 0 && loops[t.ID] == nil {
+			line += r.st.dim(fmt.Sprintf("  (%d/%d done)", done, total))
+		}
 		if u := v.unresolved(t); len(u) > 0 {
 			line += r.st.dim("  " + r.st.pick("⟵ ", "<- ") + v.handles(u))
 		}

@@ -23,6 +23,7 @@ type view struct {
 	extra    map[string]string // handles of unreadable files' ids
 	problems []store.Problem
 	dir      string
+	kids     map[string][]string // active subtasks by parent, on first need
 }
 
 // listing is what the view commands (ready, tree, graph) start with: the
@@ -147,7 +148,40 @@ func (v *view) unresolved(t *task.Task) []string {
 
 // ready reports whether t is pending with no unresolved blocker.
 func (v *view) ready(t *task.Task) bool {
-	return t.Status == task.Pending && len(v.unresolved(t)) == 0
+	return t.Status == task.Pending && len(v.unresolved(t)) == 0 && len(v.activeKids(t.ID)) == 0
+}
+
+// activeKids are id's subtasks still pending or in_progress: a parent
+// with any is not ready work (task.ActiveChildren).
+func (v *view) activeKids(id string) []string {
+	if v.kids == nil {
+		v.kids = task.ActiveChildren(v.tasks)
+	}
+	return v.kids[id]
+}
+
+// progress counts id's descendants (deleted ones left out) and how many
+// of them are completed.
+func (v *view) progress(id string, children map[string][]*task.Task) (done, total int) {
+	seen := map[string]bool{id: true}
+	var walk func(p string)
+	walk = func(p string) {
+		for _, k := range children[p] {
+			if seen[k.ID] {
+				continue
+			}
+			seen[k.ID] = true
+			if k.Status != task.Deleted {
+				total++
+				if k.Status == task.Completed {
+					done++
+				}
+			}
+			walk(k.ID)
+		}
+	}
+	walk(id)
+	return done, total
 }
 
 // dependents are the tasks that wait for id: those whose blockedBy names

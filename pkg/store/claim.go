@@ -158,7 +158,8 @@ func priorityRank(p task.Priority) int {
 }
 
 // NextOrder returns the ids a claim without id would try, in order:
-// pending tasks with no unresolved blocker whose owner is empty or owner,
+// pending tasks with no unresolved blocker and no active subtask whose
+// owner is empty or owner,
 // and in_progress tasks whose claim has expired; by priority (high, medium,
 // none, low), then by id (creation order for UUIDv7 ids).
 func NextOrder(snap *Snapshot, owner string, now time.Time) []string {
@@ -166,6 +167,7 @@ func NextOrder(snap *Snapshot, owner string, now time.Time) []string {
 	for _, e := range snap.Entries {
 		status[e.Task.ID] = e.Task.Status
 	}
+	parents := task.ActiveChildren(snap.Tasks())
 	type cand struct {
 		id   string
 		rank int
@@ -176,7 +178,7 @@ func NextOrder(snap *Snapshot, owner string, now time.Time) []string {
 		if !nextEligible(t, owner, now) {
 			continue
 		}
-		if t.Status == task.Pending && len(task.Unresolved(t.BlockedBy, status)) > 0 {
+		if t.Status == task.Pending && (len(task.Unresolved(t.BlockedBy, status)) > 0 || len(parents[t.ID]) > 0) {
 			continue
 		}
 		cands = append(cands, cand{t.ID, priorityRank(t.Priority)})

@@ -9,7 +9,7 @@ import (
 
 // Reminder is the scheduling note task-list returns with every answer
 // (spec §6.3).
-const Reminder = "1 task = 1 task. Maximize parallel execution: every pending task whose blockedBy is empty is runnable now; mark it in_progress right before work and completed right after."
+const Reminder = "1 task = 1 task. Maximize parallel execution: every pending task whose blockedBy is empty is runnable now; take it with task-claim right before work and mark it completed right after."
 
 // ListResult is task-list's answer (spec §6.3). Problems lists T-*.json
 // files that could not be read; it is omitted when empty. Reminder is
@@ -24,7 +24,8 @@ type ListResult struct {
 // List reads the store and returns summaries sorted by id (creation order
 // for UUIDv7 ids, D3). Without a status filter only active tasks are
 // listed; blockedBy holds only unresolved blockers, resolved through a map
-// of every readable task (spec §7.3, D9).
+// of every readable task (spec §7.3, D9). Ready leaves out parents whose
+// subtasks are still active (task.ActiveChildren).
 func (s *Store) List(req *task.ListRequest) (*ListResult, error) {
 	snap, err := s.Scan(ScanOptions{ListFields: true, KeepMeta: claim.Key})
 	if err != nil {
@@ -47,6 +48,10 @@ func SummarizeAt(snap *Snapshot, req *task.ListRequest, now time.Time) *ListResu
 	for _, e := range snap.Entries {
 		status[e.Task.ID] = e.Task.Status
 	}
+	var parents map[string][]string
+	if req.Ready {
+		parents = task.ActiveChildren(snap.Tasks())
+	}
 	res := &ListResult{Tasks: []task.Summary{}, Reminder: Reminder, Problems: snap.Problems}
 	if len(snap.Entries) == 0 && len(snap.Problems) == 0 {
 		res.Reminder = "" // an empty or missing store
@@ -68,7 +73,7 @@ func SummarizeAt(snap *Snapshot, req *task.ListRequest, now time.Time) *ListResu
 			continue
 		}
 		unresolved := task.Unresolved(t.BlockedBy, status)
-		if req.Ready && (t.Status != task.Pending || len(unresolved) > 0) {
+		if req.Ready && (t.Status != task.Pending || len(unresolved) > 0 || len(parents[t.ID]) > 0) {
 			continue
 		}
 		res.Tasks = append(res.Tasks, summaryOf(t, unresolved, now))

@@ -41,6 +41,15 @@ type Snapshot struct {
 	Problems []Problem
 }
 
+// Tasks returns the snapshot's tasks in its order.
+func (s *Snapshot) Tasks() []*task.Task {
+	out := make([]*task.Task, len(s.Entries))
+	for i, e := range s.Entries {
+		out[i] = e.Task
+	}
+	return out
+}
+
 // ScanOptions tune Scan.
 type ScanOptions struct {
 	// Mtime asks for each file's modification time.

@@ -2,8 +2,10 @@ package store
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
@@ -69,6 +71,11 @@ func (tx *txn) update(t *task.Task, req *task.UpdateRequest) (*task.Task, bool, 
 	if err := claimGuard(t, req, s.Session, s.now()); err != nil {
 		return nil, false, err
 	}
+	if req.Status != nil && *req.Status == task.Completed && t.Status != task.Completed && !req.Force {
+		if err := s.childrenDone(t.ID); err != nil {
+			return nil, false, err
+		}
+	}
 	var blockedBy, blocks []string
 	for _, id := range req.AddBlockedBy {
 		if !slices.Contains(t.BlockedBy, id) {
@@ -118,6 +125,29 @@ func (tx *txn) update(t *task.Task, req *task.UpdateRequest) (*task.Task, bool, 
 		return nil, false, err
 	}
 	return t, true, nil
+}
+
+// childrenDone refuses (children_active, naming them) completing a task
+// whose subtasks are still pending or in_progress.
+func (s *Store) childrenDone(id string) error {
+	snap, err := s.Scan(ScanOptions{ListFields: true})
+	if err != nil {
+		return err
+	}
+	kids := task.ActiveChildren(snap.Tasks())[id]
+	if len(kids) == 0 {
+		return nil
+	}
+	shown := kids
+	if len(shown) > 10 {
+		shown = shown[:10]
+	}
+	more := ""
+	if len(kids) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(kids)-len(shown))
+	}
+	return errcode.New(errcode.ChildrenActive, "%s has %d subtask(s) still active: %s%s; complete them first, or force it (--force, \"force\":true); nothing was written",
+		id, len(kids), strings.Join(shown, ", "), more)
 }
 
 // claimGuard refuses (claim_conflict) an update that would take a task

@@ -107,3 +107,18 @@ func showPath(ids []string) string {
 	tail := strings.Join(ids[len(ids)-keep:], " → ")
 	return head + " → … (" + strconv.Itoa(len(ids)-2*keep) + " more) … → " + tail
 }
+
+// ActiveChildren maps each parent id to its subtasks that are still
+// active (pending or in_progress), in the order given. A parent with
+// active subtasks is not work to hand out: task-list --ready and a claim
+// without id skip it, and completing it is refused (children_active)
+// unless forced.
+func ActiveChildren(tasks []*Task) map[string][]string {
+	out := map[string][]string{}
+	for _, t := range tasks {
+		if t.ParentID != "" && t.ParentID != t.ID && t.Status.Active() {
+			out[t.ParentID] = append(out[t.ParentID], t.ID)
+		}
+	}
+	return out
+}

@@ -234,6 +234,9 @@ type UpdateRequest struct {
 	RemoveBlocks    []string `json:"removeBlocks,omitempty"`
 	RemoveBlockedBy []string `json:"removeBlockedBy,omitempty"`
 	Metadata        Metadata `json:"metadata,omitempty"`
+	// Force completes a task whose subtasks are still active (else
+	// children_active).
+	Force bool `json:"force,omitzero"`
 	// Expect makes the update a compare-and-swap: it is applied only when
 	// the task still has these values (precondition_failed otherwise).
 	Expect *Expect `json:"expect,omitzero"`
