@@ -19,6 +19,11 @@ import (
 // SessionEnd, or until LiveBound after its last event.
 const LiveBound = 30 * time.Minute
 
+// touchEvery is how stale a live span's last event may get before an
+// event of the session rewrites its record (a span then ends at most this
+// much before LiveBound after the true last event).
+const touchEvery = 10 * time.Second
+
 // keepSpans is how long the record of an ended span is kept: a change is
 // dated against the spans when the next check finds it.
 const keepSpans = 24 * time.Hour
@@ -107,6 +112,10 @@ func (s Sessions) Touch(session string, now time.Time, event int) (known bool, e
 	n := len(rec.Spans)
 	live := n > 0 && !rec.Spans[n-1].End && t-rec.Spans[n-1].Last <= int64(LiveBound)
 	switch {
+	case live && event == EventDuring && known && t-rec.Spans[n-1].Last < int64(touchEvery) && t >= rec.Spans[n-1].Last:
+		// Extended less than touchEvery ago: the span's end moves by
+		// at most that much, not worth a write on every tool call.
+		return known, nil
 	case live:
 		rec.Spans[n-1].Last = max(rec.Spans[n-1].Last, t)
 	case event == EventEnd && n > 0 && rec.Spans[n-1].End:
