@@ -342,7 +342,11 @@ func (o *checkOutcome) agentLine() string {
 	var named, notBack []string
 	areas := map[string]bool{}
 	quarantined := false
+	back := 0
 	for i, ch := range o.Agent {
+		if (ch.Action == integrity.ActRestored || ch.Action == integrity.ActQuarantined) && ch.Error == "" {
+			back++
+		}
 		if insteadOf[ch.Area] != "" {
 			areas[ch.Area] = true
 		}
@@ -383,7 +387,14 @@ func (o *checkOutcome) agentLine() string {
 		if !o.post {
 			who = "a process of this agent session"
 		}
-		fmt.Fprintf(&b, "matrixx-hook: %s changed files of the task system without its binaries (%s); they were put back%s.", who, strings.Join(named, "; "), where)
+		done := "they were put back"
+		switch {
+		case back == 0:
+			done = "none of them could be put back"
+		case back < len(o.Agent):
+			done = fmt.Sprintf("%d of them were put back", back)
+		}
+		fmt.Fprintf(&b, "matrixx-hook: %s changed files of the task system without its binaries (%s); %s%s.", who, strings.Join(named, "; "), done, where)
 		if len(notBack) > 0 {
 			fmt.Fprintf(&b, " Not put back: %s.", strings.Join(notBack, "; "))
 		}

@@ -117,6 +117,7 @@ const (
 	ActQuarantined = "quarantined" // moved aside to the quarantine directory
 	ActAdopted     = "adopted"     // recorded as the new good state (made outside a tool call)
 	ActLost        = "lost"        // could not be put back (no good copy); reported
+	ActPending     = "pending"     // the good copy could not be written back now (a full disk); kept, the next check puts it back
 	ActKept        = "kept"        // left as it is and reported (it could not be moved)
 )
 
@@ -777,7 +778,10 @@ func (c *Checker) replace(a *Area, l *Ledger, s *suspect, ch Change) Change {
 	}
 	st, err := c.restore(p, data, e.Stat)
 	if err != nil {
-		ch.Action, ch.Error = ActLost, err.Error()
+		// The good copy is still in the ledger (its entry stays): the
+		// next check finds the file changed or missing again and writes
+		// it back then.
+		ch.Action, ch.Error = ActPending, "not written back yet: the last good copy is kept and the next check puts it back ("+err.Error()+")"
 		return ch
 	}
 	l.Entries[s.name] = &Entry{Sum: e.Sum, Stat: st}

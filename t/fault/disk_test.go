@@ -10,12 +10,15 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/go-json-experiment/json"
 	"golang.org/x/sys/unix"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
 // mountTmpfs mounts a tmpfs of size bytes and unmounts it when the test
@@ -220,4 +223,57 @@ func TestReadOnlyStore(t *testing.T) {
 	}
 	// A dry run reads only.
 	p.mustCall("task-cleanup", "", "--dry-run")
+}
+
+// TestDiskFullRestorePending: a task file removed during a tool call while
+// the disk is full cannot be written back by the post-call check. The
+// agent is told exactly that — not put back yet, the good copy is kept,
+// the next check puts it back — and not that it was put back or lost;
+// once there is room, the next check writes it back.
+func TestDiskFullRestorePending(t *testing.T) {
+	mnt := mountTmpfs(t, 1<<20)
+	p := newProject(t, filepath.Join(mnt, "proj"))
+	p.home = filepath.Join(t.TempDir(), "home") // the ledger stays off the small disk
+	if err := os.MkdirAll(filepath.Join(p.root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	id := p.create(fmt.Sprintf(`{"subject":"Big","description":%q}`, strings.Repeat("x", 300<<10)))
+	env := []string{"CLAUDE_PROJECT_DIR=" + p.root}
+	event := func(name, extra string) string {
+		r := p.call("matrixx-hook", `{"session_id":"s1","cwd":`+strconv.Quote(p.root)+`,"hook_event_name":"`+name+`"`+extra+`}`, env)
+		if r.code != 0 {
+			t.Fatalf("%s: %s", name, r)
+		}
+		return string(r.stdout)
+	}
+	call := `,"tool_name":"Bash","tool_use_id":"toolu_1","tool_input":{"command":"rm x"}`
+	event("SessionStart", `,"source":"startup"`)
+	event("PreToolUse", call)
+	path := filepath.Join(p.dir(), task.FileName(id))
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	fill(t, filepath.Join(mnt, "filler"), 16<<10) // room for .lock, not for the record
+	out := event("PostToolUse", call+`,"tool_response":{}`)
+	for _, want := range []string{"pending", "next check puts it back", "none of them could be put back"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the answer on a full disk does not say %q: %s", want, out)
+		}
+	}
+	for _, wrong := range []string{"they were put back", "lost"} {
+		if strings.Contains(out, wrong) {
+			t.Errorf("the answer on a full disk says %q: %s", wrong, out)
+		}
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("the file is back although the disk is full")
+	}
+	if err := os.Remove(filepath.Join(mnt, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	event("PreToolUse", strings.Replace(call, "toolu_1", "toolu_2", 1))
+	out = event("PostToolUse", strings.Replace(call, "toolu_1", "toolu_2", 1)+`,"tool_response":{}`)
+	if got := p.get(id); got.Subject != "Big" {
+		t.Errorf("the next check did not put the task back: %+v (answer %s)", got, out)
+	}
 }
