@@ -97,7 +97,7 @@ func TestOpenCodeCLI(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(proj, "opencode.json"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 600*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, opencode, "run", "--model", "mock/m1", "Run the scripted steps.")
 	cmd.Dir, cmd.Env = proj, env
