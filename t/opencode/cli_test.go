@@ -90,7 +90,7 @@ func TestOpenCodeCLI(t *testing.T) {
 		hostkit.Call("task_create", map[string]any{"subject": "OpenCode task"}),
 		hostkit.Call("bash", map[string]any{"command": `printf '%s' '{"subject":"OpenCode shell task"}' | task-create`, "description": "scripted"}),
 		hostkit.Text("Done."), // the stop is blocked: the reason goes in as a user message, the turn goes on
-		hostkit.Call("bash", map[string]any{"command": `task-list | python3 -c 'import json,sys; [print(t["id"]) for t in json.load(sys.stdin)["tasks"]]' | while read id; do task-update "$id" --status completed; done`, "description": "scripted"}),
+		hostkit.Call("bash", map[string]any{"command": `task-list | python3 -c 'import json,sys; [print(t["id"]) for t in json.load(sys.stdin)["tasks"]]' | grep -v ` + earlier + ` | while read id; do task-update "$id" --status completed; done`, "description": "scripted"}),
 		hostkit.Text("All done."), // nothing left: the stop goes through and opencode run ends
 	})
 	config := fmt.Sprintf(`{"provider":{"mock":{"npm":"@ai-sdk/openai-compatible","name":"Scripted","options":{"baseURL":"%s/v1","apiKey":"test"},"models":{"m1":{"name":"m1","tool_call":true}}}},"model":"mock/m1"}`, srv.URL)
