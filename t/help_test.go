@@ -9,6 +9,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/hookcmd"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/mcpserver"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/porcelain"
 )
@@ -26,7 +27,7 @@ var mains = map[string]func([]string, io.Reader, io.Writer, io.Writer) int{
 	"task-feed":    cli.TaskFeed,
 	"matrixx-mcp":  mcpserver.Main,
 	"plan":         cli.Plan,
-	"matrixx-hook": cli.MatrixxHook,
+	"matrixx-hook": hookcmd.Main,
 	"matrixx":      porcelain.Main,
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/hookcmd"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/porcelain"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 )
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) {
 		"plan":         recorded("plan", cli.Plan),
 		"task-sync":    recorded("task-sync", cli.TaskSync),
 		"task-feed":    recorded("task-feed", cli.TaskFeed),
-		"matrixx-hook": recorded("matrixx-hook", cli.MatrixxHook),
+		"matrixx-hook": recorded("matrixx-hook", hookcmd.Main),
 		"matrixx":      recorded("matrixx", porcelain.Main),
 		// sockwrap gives a command a socket stdin that never closes
 		// (socket_stdin_test.go).

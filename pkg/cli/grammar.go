@@ -19,12 +19,11 @@ var grammars = map[string]func() (any, string){
 	"task-sync":    func() (any, string) { return &syncCmd{}, syncHelp },
 	"task-feed":    func() (any, string) { return &feedCmd{}, feedHelp },
 	"plan":         func() (any, string) { return &planCmd{}, planHelp },
-	"matrixx-hook": func() (any, string) { return &hookCmd{}, hookHelp },
 }
 
 // Binaries lists the binaries Grammar knows, in a stable order.
 func Binaries() []string {
-	return []string{"task-create", "task-get", "task-list", "task-update", "task-cleanup", "task-claim", "task-doctor", "task-sync", "task-feed", "plan", "matrixx-hook"}
+	return []string{"task-create", "task-get", "task-list", "task-update", "task-cleanup", "task-claim", "task-doctor", "task-sync", "task-feed", "plan"}
 }
 
 // Grammar returns a kong parser holding binary name's command line (flags,

@@ -3,9 +3,9 @@ package cli
 import (
 	"io"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hashline"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 )
 
 type planReadCmd struct {
@@ -34,18 +34,7 @@ given to create and update is checked): invalid bytes are shown raw, and as U+FF
 Errors (JSON on stdout, exit 1): invalid_file_path, file_not_found, file_too_large.`
 }
 
-// PlanReadAnswer is plan read --json's answer:
-// {"name","size","progress":{"done","total"},"totalLines","lines":[{"line","id","text"}]}.
-type PlanReadAnswer = planRead
-
-// planRead is plan read --json's answer.
-type planRead struct {
-	plan.Info
-	TotalLines int             `json:"totalLines"`
-	Lines      []hashline.Line `json:"lines"`
-}
-
-func (c *planReadCmd) run(a *app, p *planCmd) error {
+func (c *planReadCmd) run(a *app.App, p *planCmd) error {
 	if c.Offset < 1 {
 		return errcode.New(errcode.InvalidArguments, "--offset %d: lines are numbered from 1", c.Offset)
 	}
@@ -55,29 +44,19 @@ func (c *planReadCmd) run(a *app, p *planCmd) error {
 	if c.JSON && c.Format != "" && c.Format != "json" {
 		return errcode.New(errcode.InvalidArguments, "--json cannot be combined with --format %s: --json means --format json; give one or the other", c.Format)
 	}
-	if err := plan.CheckName(c.Name); err != nil {
-		return err
-	}
-	_, s, err := p.plans(a)
+	a.Pretty = p.Pretty
+	pg, err := a.Ops(&p.Globals, &p.WriteFlags).PlanRead(c.Name, c.Offset, c.Limit)
 	if err != nil {
 		return err
 	}
-	pl, err := s.Read(c.Name)
-	if err != nil {
-		return err
-	}
-	lines := pl.Text.Range(c.Offset, c.Limit)
-	total := len(pl.Text.Lines)
-	if c.Offset > total && total > 0 {
-		a.warnf("--offset %d is past the end of plan %s (%d lines)", c.Offset, c.Name, total)
-	}
+	pl, lines := pg.Plan, pg.Lines
 	switch {
 	case c.JSON || c.Format == "json":
-		a.emit(planRead{Info: pl.Info(), TotalLines: total, Lines: jsonLines(lines)})
+		a.Emit(pg.Answer())
 	case c.Format == "content":
-		writeContent(a.stdout, pl.Text, lines)
+		writeContent(a.Stdout, pl.Text, lines)
 	default:
-		_, _ = io.WriteString(a.stdout, hashline.Format(lines))
+		_, _ = io.WriteString(a.Stdout, hashline.Format(lines))
 	}
 	return nil
 }
@@ -105,22 +84,12 @@ sorted by name; size is in bytes; progress counts numbered checkbox items. *.md 
 readable plans (bad name, symbolic link, …) are listed in "problems" and on stderr.`
 }
 
-func (c *planListCmd) run(a *app, p *planCmd) error {
-	_, s, err := p.plans(a)
+func (c *planListCmd) run(a *app.App, p *planCmd) error {
+	a.Pretty = p.Pretty
+	res, err := a.Ops(&p.Globals, &p.WriteFlags).PlanList()
 	if err != nil {
 		return err
 	}
-	res, err := s.List()
-	if err != nil {
-		return err
-	}
-	for _, pr := range res.Problems {
-		a.warnf("skipped %s: %s", pr.File, pr.Error)
-	}
-	for i := range res.Problems {
-		res.Problems[i].File = validUTF8(res.Problems[i].File)
-		res.Problems[i].Error = validUTF8(res.Problems[i].Error)
-	}
-	a.emit(res)
+	a.Emit(res)
 	return nil
 }

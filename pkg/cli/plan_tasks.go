@@ -1,15 +1,9 @@
 package cli
 
 import (
-	"strconv"
-
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
 type planTasksCmd struct {
@@ -52,88 +46,14 @@ Errors: invalid_file_path, file_not_found, validation_error (two items share a n
 plan_link_broken, task_lock_unavailable (writing a followed link).`
 }
 
-func (c *planTasksCmd) run(a *app, p *planCmd) error {
-	if err := plan.CheckName(c.Name); err != nil {
-		return err
-	}
-	e, s, err := p.plans(a)
+func (c *planTasksCmd) run(a *app.App, p *planCmd) error {
+	a.Pretty = p.Pretty
+	m, err := a.Ops(&p.Globals, &p.WriteFlags).PlanTasks(c.Name)
 	if err != nil {
 		return err
 	}
-	pl, err := s.Read(c.Name)
-	if err != nil {
-		return err
-	}
-	links, err := planLinks(a, e, c.Name)
-	if err != nil {
-		return err
-	}
-	r, err := pl.Resolve(links)
-	if err != nil {
-		return err
-	}
-	if err := relink(a, e, c.Name, r.Moves); err != nil {
-		return err
-	}
-	m, notes := plan.ManifestOf(pl, r)
-	for _, n := range append(r.Notes(c.Name), notes...) {
-		a.warnf("%s", n)
-	}
-	for i := range m.Items {
-		m.Items[i].Subject = validUTF8(m.Items[i].Subject)
-		m.Items[i].Metadata.PlanItemText = validUTF8(m.Items[i].Metadata.PlanItemText)
-	}
-	a.emit(m)
+	a.Emit(m)
 	return nil
-}
-
-// relink writes moves (plan.Resolution.Moves) to their tasks, each under
-// the task store's lock and only while the task's link is still the one
-// that was resolved (otherwise someone re-linked it meanwhile: it is left
-// as it is). A task deleted meanwhile is skipped. Each followed link is
-// named on stderr.
-func relink(a *app, e *env, name string, moves []plan.Move) error {
-	for _, m := range moves {
-		meta := task.Metadata{task.KeyPlanItem: jsontext.Value(strconv.Itoa(m.Item))}
-		text, err := json.Marshal(validUTF8(m.Text))
-		if err != nil {
-			return errcode.Wrap(errcode.InternalError, err, "encoding the item text")
-		}
-		meta[task.KeyPlanItemText] = text
-		was := m.Link
-		req := &task.UpdateRequest{ID: was.ID, Metadata: meta, If: func(t *task.Task) bool {
-			now, ok := plan.LinkOf(t, name)
-			return ok && now.Item == was.Item && now.HasText == was.HasText && (!was.HasText || now.Text == was.Text)
-		}}
-		_, changed, err := e.store.Update(req)
-		switch {
-		case errcode.Of(err) == errcode.TaskNotFound:
-			continue
-		case err != nil:
-			return err
-		}
-		if changed && m.Item != was.Item {
-			a.warnf("task %s follows its item %q of plan %s from number %d to %d", was.ID, validUTF8(m.Text), name, was.Item, m.Item)
-		}
-	}
-	return nil
-}
-
-// planLinks reads the task store (without the lock, like task-list) and
-// returns the tasks of plan name by item.
-func planLinks(a *app, e *env, name string) (plan.Links, error) {
-	snap, err := e.store.Scan(store.ScanOptions{})
-	if err != nil {
-		return nil, err
-	}
-	for _, pr := range snap.Problems {
-		a.warnf("skipped task file %s: %s", pr.File, pr.Error)
-	}
-	tasks := make([]*task.Task, len(snap.Entries))
-	for i, en := range snap.Entries {
-		tasks[i] = en.Task
-	}
-	return plan.LinksOf(tasks, name, e.store.Matcher().Same), nil
 }
 
 type planCheckCmd struct {
@@ -162,7 +82,7 @@ to this plan), plan_link_broken, task_not_found, file_not_found, invalid_file_pa
 task_lock_unavailable.`
 }
 
-func (c *planCheckCmd) run(a *app, p *planCmd) error {
+func (c *planCheckCmd) run(a *app.App, p *planCmd) error {
 	if err := plan.CheckName(c.Name); err != nil {
 		return err
 	}
@@ -172,50 +92,20 @@ func (c *planCheckCmd) run(a *app, p *planCmd) error {
 	case c.Item != nil && c.Task != "":
 		return errcode.New(errcode.InvalidArguments, "give the item's number N or --task ID, not both")
 	}
-	e, s, err := p.plans(a)
-	if err != nil {
-		return err
-	}
+	a.Pretty = p.Pretty
+	o := a.Ops(&p.Globals, &p.WriteFlags)
 	var res *plan.Checked
+	var err error
 	if c.Item != nil {
-		res, err = s.Check(c.Name, *c.Item, !c.Uncheck)
+		res, err = o.PlanCheck(c.Name, *c.Item, c.Uncheck)
 	} else {
-		res, err = c.checkTask(a, e, s)
+		res, err = o.PlanCheckTask(c.Name, c.Task, c.Uncheck)
 	}
 	if err != nil {
 		return err
 	}
-	res.Lines = jsonLines(res.Lines)
-	a.emit(res)
+	a.Emit(res)
 	return nil
-}
-
-// checkTask ticks the item of task c.Task, followed by its text.
-func (c *planCheckCmd) checkTask(a *app, e *env, s *plan.Store) (*plan.Checked, error) {
-	if err := task.CheckID(errcode.InvalidTaskID, "--task", c.Task); err != nil {
-		return nil, err
-	}
-	t, err := e.store.Get(c.Task)
-	if err != nil {
-		return nil, err
-	}
-	if t == nil {
-		return nil, errcode.New(errcode.TaskNotFound, "no task %s in %s", c.Task, e.store.Dir)
-	}
-	if t.Status == task.Deleted {
-		return nil, errcode.New(errcode.ValidationError, "task %s is deleted; a deleted task stands for no plan item", c.Task)
-	}
-	if !e.store.Matcher().Same(t.ProjectRoot) {
-		return nil, errcode.New(errcode.ValidationError, "task %s belongs to another project (%s), not to this project's plan %s", c.Task, t.ProjectRoot, c.Name)
-	}
-	if _, ok := plan.LinkOf(t, c.Name); !ok {
-		return nil, errcode.New(errcode.ValidationError, "task %s is not linked to plan %s (its metadata has no planName %q with a planItem number)", c.Task, c.Name, c.Name)
-	}
-	links, err := planLinks(a, e, c.Name)
-	if err != nil {
-		return nil, err
-	}
-	return s.CheckTask(c.Name, c.Task, links, !c.Uncheck, func(moves []plan.Move) error { return relink(a, e, c.Name, moves) })
 }
 
 type planSyncCmd struct {
@@ -242,26 +132,12 @@ plan_link_broken ({"error","message","links":[{"task","subject","planItem","plan
 "reason","candidates":[{"item","line","text","done"}]}]}), task_lock_unavailable.`
 }
 
-func (c *planSyncCmd) run(a *app, p *planCmd) error {
-	if err := plan.CheckName(c.Name); err != nil {
-		return err
-	}
-	e, s, err := p.plans(a)
+func (c *planSyncCmd) run(a *app.App, p *planCmd) error {
+	a.Pretty = p.Pretty
+	res, err := a.Ops(&p.Globals, &p.WriteFlags).PlanSync(c.Name)
 	if err != nil {
 		return err
 	}
-	links, err := planLinks(a, e, c.Name)
-	if err != nil {
-		return err
-	}
-	res, err := s.Sync(c.Name, links, func(moves []plan.Move) error { return relink(a, e, c.Name, moves) })
-	if err != nil {
-		return err
-	}
-	for _, n := range res.Notes {
-		a.warnf("%s", validUTF8(n))
-	}
-	res.Lines = jsonLines(res.Lines)
-	a.emit(res)
+	a.Emit(res)
 	return nil
 }

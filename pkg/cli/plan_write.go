@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hashline"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
@@ -34,7 +35,7 @@ Errors: invalid_file_path (name), file_exists (use --force to replace), file_too
 task_lock_unavailable.`
 }
 
-func (c *planCreateCmd) run(a *app, p *planCmd) error {
+func (c *planCreateCmd) run(a *app.App, p *planCmd) error {
 	if err := plan.CheckName(c.Name); err != nil {
 		return err
 	}
@@ -42,33 +43,27 @@ func (c *planCreateCmd) run(a *app, p *planCmd) error {
 	if err != nil {
 		return err
 	}
-	e, s, err := p.plans(a)
+	a.Pretty = p.Pretty
+	res, err := a.Ops(&p.Globals, &p.WriteFlags).PlanCreate(c.Name, content, template, c.Force)
 	if err != nil {
 		return err
 	}
-	before := newStoreState("plans directory", e.root, s.Dir)
-	res, err := s.Create(c.Name, content, c.Force)
-	if err != nil {
-		return err
-	}
-	a.noteNewStore(before)
-	res.Template = template
-	a.emit(res)
+	a.Emit(res)
 	return nil
 }
 
 // content reads the markdown from stdin, or returns the template.
-func (c *planCreateCmd) content(a *app) ([]byte, bool, error) {
-	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+func (c *planCreateCmd) content(a *app.App) ([]byte, bool, error) {
+	if f, ok := a.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return plan.Template(c.Name), true, nil
 	}
 	var data []byte
 	var empty bool
 	var err error
-	if input.IsSocket(a.stdin) {
-		data, empty, err = a.readSocket(plan.MaxBytes, "the markdown")
+	if input.IsSocket(a.Stdin) {
+		data, empty, err = a.ReadSocket(plan.MaxBytes, "the markdown")
 	} else {
-		data, empty, err = input.Read(a.stdin, plan.MaxBytes)
+		data, empty, err = input.Read(a.Stdin, plan.MaxBytes)
 	}
 	if errcode.Of(err) == errcode.InputTooLarge {
 		return nil, false, errcode.New(errcode.FileTooLarge, "the markdown on stdin is larger than %d bytes (100 KiB), the cap on a plan; nothing was written", plan.MaxBytes)
@@ -113,31 +108,27 @@ Errors: validation_error (malformed document), invalid_edit, anchor_mismatch, fi
 invalid_file_path, file_too_large (result over 102400 bytes), task_lock_unavailable.`
 }
 
-func (c *planUpdateCmd) run(a *app, p *planCmd) error {
+func (c *planUpdateCmd) run(a *app.App, p *planCmd) error {
 	if err := plan.CheckName(c.Name); err != nil {
 		return err
 	}
-	data, empty, err := a.readInput("", docRequired)
+	data, empty, err := a.ReadInput("", app.DocRequired)
 	if err != nil {
 		return err
 	}
 	if empty {
-		return a.needInput(`'{"edits":[{"op":"append","lines":["4. [ ] Write docs"]}]}'`)
+		return a.NeedInput(`'{"edits":[{"op":"append","lines":["4. [ ] Write docs"]}]}'`)
 	}
 	edits, err := hashline.ParseEdits(data)
 	if err != nil {
 		return err
 	}
-	_, s, err := p.plans(a)
+	a.Pretty = p.Pretty
+	res, err := a.Ops(&p.Globals, &p.WriteFlags).PlanUpdate(c.Name, edits, c.DryRun)
 	if err != nil {
 		return err
 	}
-	res, err := s.Update(c.Name, edits, c.DryRun)
-	if err != nil {
-		return err
-	}
-	res.Lines = jsonLines(res.Lines)
-	a.emit(res)
+	a.Emit(res)
 	return nil
 }
 
@@ -152,18 +143,12 @@ Answer: {"name","deleted":true}. Tasks filed from the plan are left alone.
 Errors: invalid_file_path, file_not_found, task_lock_unavailable.`
 }
 
-func (c *planDeleteCmd) run(a *app, p *planCmd) error {
-	if err := plan.CheckName(c.Name); err != nil {
-		return err
-	}
-	_, s, err := p.plans(a)
+func (c *planDeleteCmd) run(a *app.App, p *planCmd) error {
+	a.Pretty = p.Pretty
+	res, err := a.Ops(&p.Globals, &p.WriteFlags).PlanDelete(c.Name)
 	if err != nil {
 		return err
 	}
-	res, err := s.Delete(c.Name)
-	if err != nil {
-		return err
-	}
-	a.emit(res)
+	a.Emit(res)
 	return nil
 }

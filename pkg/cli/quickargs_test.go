@@ -6,15 +6,17 @@ import (
 	"testing"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 )
 
 // quickCommands are the commands with a quickParse, each as a constructor
 // of its zero value.
-var quickCommands = map[string]func() quickParser{
-	"task-get":    func() quickParser { return &getCmd{} },
-	"task-list":   func() quickParser { return &listCmd{} },
-	"task-create": func() quickParser { return &createCmd{} },
-	"task-update": func() quickParser { return &updateCmd{} },
+var quickCommands = map[string]func() app.QuickParser{
+	"task-get":    func() app.QuickParser { return &getCmd{} },
+	"task-list":   func() app.QuickParser { return &listCmd{} },
+	"task-create": func() app.QuickParser { return &createCmd{} },
+	"task-update": func() app.QuickParser { return &updateCmd{} },
 }
 
 // quickWords are the words the command lines of the test are made of:
@@ -25,19 +27,22 @@ var quickWords = []string{
 	"-C/p", "--lock-timeout", "1s", "--status", "pending", "help", "--help", "-h", "--version",
 }
 
+// exited carries kong's exit out of Parse.
+type exited int
+
 // kongParse parses args into cmd the way run does without quickParse; ok
 // is false when kong refuses args or exits (help, version).
 func kongParse(t *testing.T, cmd any, args []string) (ok bool) {
 	t.Helper()
-	parser, err := NewParser(cmd, "x", "", io.Discard, io.Discard,
-		kong.Exit(func(code int) { panic(exitRequest(code)) }),
+	parser, err := app.NewParser(cmd, "x", "", io.Discard, io.Discard,
+		kong.Exit(func(code int) { panic(exited(code)) }),
 		kong.Vars{"version": "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			if _, exited := r.(exitRequest); !exited {
+			if _, exited := r.(exited); !exited {
 				panic(r)
 			}
 			ok = false
@@ -57,7 +62,7 @@ func TestQuickParseMatchesKong(t *testing.T) {
 			var walk func(args []string)
 			walk = func(args []string) {
 				quick := fresh()
-				if quick.quickParse(args) {
+				if quick.QuickParse(args) {
 					taken++
 					byKong := fresh()
 					if !kongParse(t, byKong, args) {
@@ -97,12 +102,12 @@ func TestQuickParseTakesTheHotShapes(t *testing.T) {
 		{"-C", "/p", "T-0123"},
 		{"--dir=/p", "--session", "s", "--pretty"},
 	} {
-		if !(&getCmd{}).quickParse(args) {
+		if !(&getCmd{}).QuickParse(args) {
 			t.Errorf("task-get %q was not taken", args)
 		}
 	}
 	for _, args := range [][]string{{"--ready"}, {"--where"}, {"--version"}, {"-C"}, {"a", "b"}, {"-C", "-x"}} {
-		if (&getCmd{}).quickParse(args) {
+		if (&getCmd{}).QuickParse(args) {
 			t.Errorf("task-get %q was taken; it is kong's", args)
 		}
 	}

@@ -5,13 +5,10 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/tasksync"
 )
 
 const claimHelp = `Example: task-claim 7f3a --owner agent-3
@@ -46,7 +43,7 @@ winner's claim. Another machine's claim is taken over only 1 minute after its ex
 difference tolerated between machines). Without an id, a task lost to a faster machine is
 followed by the next ready one.
 
-` + stdinRule + `
+` + app.StdinRule + `
 
 Answer: {"task":{…full record…}} or {"task":null}
 Errors (exit 1, nothing written): claim_conflict (the message names the holder and the expiry),
@@ -57,8 +54,8 @@ every push attempt: nothing was pushed; retry).
 A missing --owner is a usage error (exit 2).`
 
 type claimCmd struct {
-	globals
-	writeFlags
+	app.Globals
+	app.WriteFlags
 	ID         string         `arg:"" optional:"" help:"Task id or short handle (default: the next ready task)."`
 	Owner      *string        `help:"Who claims the task (required), e.g. agent-3."`
 	Lease      *time.Duration `placeholder:"DUR" help:"Lease, e.g. 90s, 15m, 2h (default: tasks.claim_lease, else 15m)."`
@@ -68,79 +65,40 @@ type claimCmd struct {
 
 // TaskClaim is the task-claim binary.
 func TaskClaim(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return run("task-claim", claimHelp, &claimCmd{}, args, stdin, stdout, stderr)
+	c := &claimCmd{}
+	return app.Run("task-claim", claimHelp, c, c.run, args, stdin, stdout, stderr)
 }
 
-func (c *claimCmd) run(a *app) error {
+func (c *claimCmd) run(a *app.App) error {
 	// A claim without id reads the whole store once and exits: collect
 	// garbage rarely, as task-list does (not inside a server).
-	if !a.inProcess {
+	if !a.InProcess {
 		debug.SetGCPercent(400)
 	}
-	a.pretty = c.Pretty
+	a.Pretty = c.Pretty
 	req, err := c.request(a)
 	if err != nil {
 		return err
 	}
-	e, err := a.open(&c.globals, &c.writeFlags)
-	if err != nil {
-		return err
-	}
-	if req.Lease == 0 {
-		req.Lease = claim.DefaultLease
-		if e.cfg.Tasks.ClaimLease != "" {
-			if d, err := task.ParseLease("tasks.claim_lease", e.cfg.Tasks.ClaimLease); err == nil {
-				req.Lease = d
-			}
-		}
-	}
-	var t *task.Task
+	remote := ""
 	if c.Remote {
-		t, err = c.remoteClaim(a, e, *req)
-	} else {
-		t, err = e.store.Claim(*req)
+		remote = c.RemoteName
 	}
+	ans, err := a.Ops(&c.Globals, &c.WriteFlags).Claim(*req, remote)
 	if err != nil {
 		return err
 	}
-	if t != nil {
-		resetSchedule(e, e.store.Session)
-	}
-	a.emit(struct {
-		Task *task.Task `json:"task"`
-	}{t})
+	a.Emit(ans)
 	return nil
 }
 
-// remoteClaim is task-claim --remote: tasksync.RemoteClaim with the
-// store's own claim, run under the lock the sync holds, tolerating
-// tasksync.MaxClockSkew with claims of other machines.
-func (c *claimCmd) remoteClaim(a *app, e *env, req store.ClaimRequest) (*task.Task, error) {
-	o := syncOptions(a, e)
-	o.Remote = c.RemoteName
-	req.Skew = tasksync.MaxClockSkew
-	t, _, err := tasksync.RemoteClaim(o, req.ID, func(l *lock.Lock) (*task.Task, error) {
-		return e.store.ClaimLocked(l, req)
-	})
-	return t, err
-}
-
-// resetSchedule makes the session's PostToolUse hook look at its claims
-// at the next tool call, so a new lease is renewed in time.
-func resetSchedule(e *env, session string) {
-	if session == "" || session == project.NoSession || e.root == "" {
-		return
-	}
-	_ = claim.Schedule{Dir: claim.ScheduleDir(e.root)}.Reset(session)
-}
-
-func (c *claimCmd) request(a *app) (*store.ClaimRequest, error) {
+func (c *claimCmd) request(a *app.App) (*store.ClaimRequest, error) {
 	if c.Owner != nil || c.Lease != nil || c.ID != "" {
-		if _, _, err := a.readInput("flags", docRequired); err != nil {
+		if _, _, err := a.ReadInput("flags", app.DocRequired); err != nil {
 			return nil, err
 		}
 		if c.ID != "" {
-			if err := a.resolveHandles(&c.globals, &c.writeFlags, []*string{&c.ID}, nil); err != nil {
+			if err := a.Ops(&c.Globals, &c.WriteFlags).ResolveHandles([]*string{&c.ID}, nil); err != nil {
 				return nil, err
 			}
 			if err := task.CheckID(errcode.InvalidTaskID, "id", c.ID); err != nil {
@@ -151,7 +109,7 @@ func (c *claimCmd) request(a *app) (*store.ClaimRequest, error) {
 			return nil, errcode.New(errcode.InvalidArguments, "--owner is required: task-claim [T-…] --owner NAME (see task-claim --help)")
 		}
 		if err := task.CheckOwner(*c.Owner); err != nil {
-			return nil, flagError(err)
+			return nil, app.FlagError(err)
 		}
 		req := &store.ClaimRequest{ID: c.ID, Owner: *c.Owner}
 		if c.Lease != nil {
@@ -162,7 +120,7 @@ func (c *claimCmd) request(a *app) (*store.ClaimRequest, error) {
 		}
 		return req, nil
 	}
-	data, empty, err := a.readInput("", docRequired)
+	data, empty, err := a.ReadInput("", app.DocRequired)
 	if err != nil {
 		return nil, err
 	}

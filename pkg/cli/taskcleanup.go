@@ -3,7 +3,7 @@ package cli
 import (
 	"io"
 
-	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -23,7 +23,7 @@ Without flags, reads an optional document on stdin:
 given) selects every completed task: "all":false needs olderThan, and "all":true with olderThan
 is refused (validation_error).
 
-` + stdinCleanup + `
+` + app.StdinCleanup + `
 
 Age is the file's modification time. Completed tasks that are still needed are kept and listed:
 keptBlockers (an active task still waits for them: deleting them would block it forever) and
@@ -42,8 +42,8 @@ JSON Schemas of the stdin document and the answer: docs/schemas/task-cleanup.inp
 docs/schemas/task-cleanup.output.json.`
 
 type cleanupCmd struct {
-	globals
-	writeFlags
+	app.Globals
+	app.WriteFlags
 	OlderThan      string `name:"older-than" placeholder:"AGE" help:"Only tasks idle for longer than AGE: <n>d, <n>h or <n>m."`
 	IncludeDeleted bool   `name:"include-deleted" help:"Also delete tasks with status deleted."`
 	Stale          bool   `help:"Also delete pending/in_progress tasks idle past --older-than (else tasks.stale_after_hours)."`
@@ -52,20 +52,18 @@ type cleanupCmd struct {
 
 // TaskCleanup is the task-cleanup binary.
 func TaskCleanup(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return run("task-cleanup", cleanupHelp, &cleanupCmd{}, args, stdin, stdout, stderr)
+	c := &cleanupCmd{}
+	return app.Run("task-cleanup", cleanupHelp, c, c.run, args, stdin, stdout, stderr)
 }
 
-func (c *cleanupCmd) run(a *app) error {
-	if c.Where {
-		return a.where(&c.globals)
-	}
-	a.pretty = c.Pretty
+func (c *cleanupCmd) run(a *app.App) error {
+	a.Pretty = c.Pretty
 	req := &task.CleanupRequest{OlderThan: c.OlderThan, IncludeDeleted: c.IncludeDeleted, Stale: c.Stale, DryRun: c.DryRun}
 	given := ""
 	if c.OlderThan != "" || c.IncludeDeleted || c.Stale || c.DryRun {
 		given = "flags"
 	}
-	data, _, err := a.readInput(given, docDestructive)
+	data, _, err := a.ReadInput(given, app.DocDestructive)
 	if err != nil {
 		return err
 	}
@@ -74,20 +72,13 @@ func (c *cleanupCmd) run(a *app) error {
 			return err
 		}
 	} else if err := req.Validate(); err != nil {
-		return flagError(err)
+		return app.FlagError(err)
 	}
-	e, err := a.open(&c.globals, &c.writeFlags)
+	a.Pretty = c.Pretty
+	res, err := a.Ops(&c.Globals, &c.WriteFlags).Cleanup(req)
 	if err != nil {
 		return err
 	}
-	res, err := e.store.Cleanup(req, plan.NewOpenItems(e.root, e.store.Matcher().Same).Has)
-	if err != nil {
-		return err
-	}
-	for _, p := range res.Problems {
-		a.warnf("skipped %s: %s", p.File, p.Error)
-	}
-	a.noteNewStore(e.before)
-	a.emit(res)
+	a.Emit(res)
 	return nil
 }

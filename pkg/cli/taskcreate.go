@@ -2,13 +2,15 @@ package cli
 
 import (
 	"io"
-	"strings"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -21,7 +23,7 @@ Reads one task object or a batch {"items":[…]} on stdin, or builds one task fr
   echo '{"subject":"Build backend","blockedBy":["T-…"]}' | task-create
   task-create --subject "Build backend" --blocked-by T-…
 
-` + stdinRequired + `
+` + app.StdinRequired + `
 
 Fields: subject (required), description, activeForm, blocks, blockedBy, owner, priority
 (low|medium|high), metadata (object), repoURL, parentID. New tasks are pending and carry
@@ -40,8 +42,8 @@ JSON Schemas of the stdin document and the answer: docs/schemas/task-create.inpu
 docs/schemas/task-create.output.json.`
 
 type createCmd struct {
-	globals
-	writeFlags
+	app.Globals
+	app.WriteFlags
 	Subject     *string  `short:"s" help:"Subject of one task (instead of stdin)."`
 	Description string   `short:"d" help:"Description."`
 	ActiveForm  string   `name:"active-form" help:"Present-continuous form, e.g. \"Building backend\"."`
@@ -61,69 +63,48 @@ func (c *createCmd) flagsGiven() bool {
 
 // TaskCreate is the task-create binary.
 func TaskCreate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return run("task-create", createHelp, &createCmd{}, args, stdin, stdout, stderr)
+	c := &createCmd{}
+	return app.Run("task-create", createHelp, c, c.run, args, stdin, stdout, stderr)
 }
 
-func (c *createCmd) run(a *app) error {
-	if c.Where {
-		return a.where(&c.globals)
-	}
-	a.pretty = c.Pretty
-	req, err := c.request(a)
-	if err != nil {
-		return err
-	}
-	e, err := a.open(&c.globals, &c.writeFlags)
-	if err != nil {
-		return err
-	}
-	res, err := e.store.Create(req)
-	if err != nil {
-		return err
-	}
-	for _, e := range res.Errors {
-		a.warnf("item %d: %s: %s", e.Index, e.Error, e.Message)
-	}
-	for _, t := range res.Tasks {
-		if t.Deduplicated && len(t.NotApplied) > 0 {
-			a.warnf("warning: item %d: deduplicated against %s (an active task with the same subject written in the last 10 minutes); not applied: %s (change them with task-update %s)",
-				t.Index, t.ID, strings.Join(t.NotApplied, ", "), t.ID)
+func (c *createCmd) run(a *app.App) error {
+	a.Pretty = c.Pretty
+	o := a.Ops(&c.Globals, &c.WriteFlags)
+	var res *store.CreateResult
+	if !c.flagsGiven() {
+		data, empty, err := a.ReadInput("", app.DocRequired)
+		if err != nil {
+			return err
+		}
+		if empty {
+			return a.NeedInput(`'{"subject":"Build backend"}'`)
+		}
+		req, err := task.ParseCreate(data)
+		if err != nil {
+			return err
+		}
+		if res, err = o.Create(req); err != nil {
+			return err
+		}
+	} else {
+		if _, _, err := a.ReadInput("flags", app.DocRequired); err != nil {
+			return err
+		}
+		it, err := c.item()
+		if err != nil {
+			return err
+		}
+		if res, err = o.CreateFlags(it); err != nil {
+			return err
 		}
 	}
-	a.noteNewStore(e.before)
-	a.emit(res)
-	switch {
-	case len(res.Errors) == 0:
-		a.exit = errcode.ExitOK
-	case len(res.Tasks) == 0:
-		a.exit = errcode.ExitTool
-	default:
-		a.exit = errcode.ExitPartial
-	}
+	a.Emit(res)
+	a.Exit = ops.CreateExit(res)
 	return nil
 }
 
-func (c *createCmd) request(a *app) (*task.CreateRequest, error) {
-	if !c.flagsGiven() {
-		data, empty, err := a.readInput("", docRequired)
-		if err != nil {
-			return nil, err
-		}
-		if empty {
-			return nil, a.needInput(`'{"subject":"Build backend"}'`)
-		}
-		return task.ParseCreate(data)
-	}
-	if _, _, err := a.readInput("flags", docRequired); err != nil {
-		return nil, err
-	}
-	parent := []*string{&c.Parent}
-	if c.Parent == "" {
-		parent = nil
-	}
-	if err := a.resolveHandles(&c.globals, &c.writeFlags, parent, []*[]string{&c.BlockedBy, &c.Blocks}); err != nil {
-		return nil, err
-	}
+// item is the one task the flags describe.
+func (c *createCmd) item() (task.CreateItem, error) {
 	subject := ""
 	if c.Subject != nil {
 		subject = *c.Subject
@@ -136,14 +117,11 @@ func (c *createCmd) request(a *app) (*task.CreateRequest, error) {
 	if c.Metadata != "" {
 		md, err := parseMetadata(c.Metadata)
 		if err != nil {
-			return nil, err
+			return it, err
 		}
 		it.Metadata = md
 	}
-	if err := it.Validate(); err != nil {
-		return nil, flagError(err)
-	}
-	return &task.CreateRequest{Total: 1, Items: []task.CreateItem{it}, Index: []int{0}}, nil
+	return it, nil
 }
 
 // parseMetadata decodes a --metadata flag: a JSON object (valid UTF-8, no

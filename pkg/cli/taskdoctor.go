@@ -3,8 +3,9 @@ package cli
 import (
 	"io"
 
-	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 )
 
 const doctorHelp = `Example: task-doctor --repair
@@ -31,7 +32,7 @@ a cycle), drops a task's edges to itself, and drops edges (blockedBy, blocks, pa
 that no longer exist. Everything else needs a decision and is left, with the repair to make by
 hand.
 
-` + stdinDoctor + `
+` + app.StdinDoctor + `
 
 Answer: {"tasks":N,"findings":[{"kind","severity":"error"|"warning","ids":[…],"message","repair",
 "repairable","repaired"?}],"errors":N,"warnings":N,"repaired":N}; errors and warnings count the
@@ -40,8 +41,8 @@ report is on stdout either way. Failures (task_lock_unavailable, internal_error)
 envelope.`
 
 type doctorCmd struct {
-	globals
-	writeFlags
+	app.Globals
+	app.WriteFlags
 	Strict bool `help:"Fail (exit 1) on warnings too."`
 	Repair bool `help:"Apply the safe repairs (mirror edges, self-edges, edges to tasks that no longer exist)."`
 }
@@ -54,17 +55,18 @@ type doctorDoc struct {
 
 // TaskDoctor is the task-doctor binary.
 func TaskDoctor(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return run("task-doctor", doctorHelp, &doctorCmd{}, args, stdin, stdout, stderr)
+	c := &doctorCmd{}
+	return app.Run("task-doctor", doctorHelp, c, c.run, args, stdin, stdout, stderr)
 }
 
-func (c *doctorCmd) run(a *app) error {
-	a.pretty = c.Pretty
+func (c *doctorCmd) run(a *app.App) error {
+	a.Pretty = c.Pretty
 	doc := doctorDoc{Strict: c.Strict, Repair: c.Repair}
 	given := ""
 	if c.Strict || c.Repair {
 		given = "flags"
 	}
-	data, _, err := a.readInput(given, docOptional)
+	data, _, err := a.ReadInput(given, app.DocOptional)
 	if err != nil {
 		return err
 	}
@@ -73,22 +75,11 @@ func (c *doctorCmd) run(a *app) error {
 			return err
 		}
 	}
-	e, err := a.open(&c.globals, &c.writeFlags)
+	rep, err := a.Ops(&c.Globals, &c.WriteFlags).Doctor(doc.Repair)
 	if err != nil {
 		return err
 	}
-	rep, err := e.store.Doctor(doc.Repair)
-	if err != nil {
-		return err
-	}
-	for _, f := range rep.Findings {
-		if !f.Repaired {
-			a.warnf("%s %s: %s", f.Severity, f.Kind, f.Message)
-		}
-	}
-	a.emit(rep)
-	if rep.Errors > 0 || (doc.Strict && rep.Warnings > 0) {
-		a.exit = errcode.ExitTool
-	}
+	a.Emit(rep)
+	a.Exit = ops.DoctorExit(rep, doc.Strict)
 	return nil
 }

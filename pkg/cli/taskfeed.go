@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/feed"
 )
@@ -45,7 +46,7 @@ The store is polled (one stat every --poll, a full look every 2s), so a change a
 about --poll. Reading never takes the lock and never writes. docs/board.md is the guide.`
 
 type feedCmd struct {
-	globals
+	app.Globals
 	Only  string        `name:"only" placeholder:"KINDS" help:"Only these kinds, comma-separated (created, updated, claimed, lease_expired, completed, deleted, outside, ready, blocked, unreadable)."`
 	Since string        `name:"since" placeholder:"CURSOR" help:"Replay the task history's events after this cursor, then follow."`
 	Count int           `name:"count" placeholder:"N" help:"Exit after N events (0: never)."`
@@ -54,13 +55,11 @@ type feedCmd struct {
 
 // TaskFeed is the task-feed binary.
 func TaskFeed(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return run("task-feed", feedHelp, &feedCmd{}, args, stdin, stdout, stderr)
+	c := &feedCmd{}
+	return app.Run("task-feed", feedHelp, c, c.run, args, stdin, stdout, stderr)
 }
 
-func (c *feedCmd) run(a *app) error {
-	if c.Where {
-		return a.where(&c.globals)
-	}
+func (c *feedCmd) run(a *app.App) error {
 	if c.Count < 0 {
 		return errcode.New(errcode.InvalidArguments, "--count must be 0 or more")
 	}
@@ -74,7 +73,7 @@ func (c *feedCmd) run(a *app) error {
 			return err
 		}
 	}
-	e, err := a.open(&c.globals, nil)
+	e, err := a.Open(&c.Globals, nil)
 	if err != nil {
 		return err
 	}
@@ -82,16 +81,16 @@ func (c *feedCmd) run(a *app) error {
 	defer stop()
 	n := 0
 	errEnough := errors.New("enough events") // ends the feed after --count
-	f := feed.New(e.store)
+	f := feed.New(e.Store)
 	err = f.Follow(ctx, feed.Options{
 		Since: c.Since, Kinds: kinds, Poll: c.Poll,
-		Started: func() { a.warnf("watching %s", e.store.Dir) },
+		Started: func() { a.Warnf("watching %s", e.Store.Dir) },
 	}, func(ev *feed.Event) error {
 		b, err := json.Marshal(ev, json.Deterministic(true))
 		if err != nil {
 			return err
 		}
-		if _, err := a.stdout.Write(append(b, '\n')); err != nil {
+		if _, err := a.Stdout.Write(append(b, '\n')); err != nil {
 			return err // a closed pipe ends the feed
 		}
 		n++

@@ -3,9 +3,9 @@ package cli
 import (
 	"io"
 
-	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -16,7 +16,7 @@ Print one task (see README.md; decisions in docs/design.md).
   task-get T-…
   echo '{"id":"T-…"}' | task-get
 
-` + stdinRequired + `
+` + app.StdinRequired + `
 
 Answer: {"task":{…full record…}}, or {"task":null} when no such task exists (exit 0).
 With --history ({"id":…,"history":true}) the answer adds the task's history: "events" (oldest
@@ -29,34 +29,32 @@ JSON Schemas of the stdin document and the answer: docs/schemas/task-get.input.j
 docs/schemas/task-get.output.json.`
 
 type getCmd struct {
-	globals
+	app.Globals
 	ID      string `arg:"" optional:"" help:"Task id or short handle (a suffix of the id's digits, at least 4 long) (instead of stdin)."`
 	History bool   `help:"Add the task's history: its events and the time it spent in each status (docs/history.md)."`
 }
 
 // TaskGet is the task-get binary.
 func TaskGet(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return run("task-get", getHelp, &getCmd{}, args, stdin, stdout, stderr)
+	c := &getCmd{}
+	return app.Run("task-get", getHelp, c, c.run, args, stdin, stdout, stderr)
 }
 
-func (c *getCmd) run(a *app) error {
-	if c.Where {
-		return a.where(&c.globals)
-	}
-	a.pretty = c.Pretty
+func (c *getCmd) run(a *app.App) error {
+	a.Pretty = c.Pretty
 	id := c.ID
 	hist := c.History
 	if id != "" {
-		if _, _, err := a.readInput("the id argument", docRequired); err != nil {
+		if _, _, err := a.ReadInput("the id argument", app.DocRequired); err != nil {
 			return err
 		}
 	} else {
-		data, empty, err := a.readInput("", docRequired)
+		data, empty, err := a.ReadInput("", app.DocRequired)
 		if err != nil {
 			return err
 		}
 		if empty {
-			return a.needInput(`'{"id":"T-…"}'`)
+			return a.NeedInput(`'{"id":"T-…"}'`)
 		}
 		var req task.IDRequest
 		if err := input.Decode(data, &req); err != nil {
@@ -65,44 +63,17 @@ func (c *getCmd) run(a *app) error {
 		id = req.ID
 		hist = hist || req.History
 	}
+	o := a.Ops(&c.Globals, nil)
+	var ans *contract.TaskAnswer
+	var err error
 	if c.ID != "" {
-		// A handle that names no task answers {"task":null} like a
-		// missing id.
-		err := a.resolveHandles(&c.globals, nil, []*string{&id}, nil)
-		if errcode.Of(err) == errcode.TaskNotFound {
-			a.emit(struct {
-				Task *task.Task `json:"task"`
-			}{nil})
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+		ans, err = o.GetHandle(id, hist)
+	} else {
+		ans, err = o.Get(id, hist)
 	}
-	if err := task.CheckID(errcode.InvalidTaskID, "id", id); err != nil {
-		return err
-	}
-	e, err := a.open(&c.globals, nil)
 	if err != nil {
 		return err
 	}
-	t, err := e.store.Get(id)
-	if err != nil {
-		return err
-	}
-	if hist {
-		h, err := e.store.HistoryOf(id)
-		if err != nil {
-			return errcode.Wrap(errcode.InternalError, err, "reading the history of %s", id)
-		}
-		a.emit(struct {
-			Task *task.Task `json:"task"`
-			*store.HistoryAnswer
-		}{t, h})
-		return nil
-	}
-	a.emit(struct {
-		Task *task.Task `json:"task"`
-	}{t})
+	a.Emit(ans)
 	return nil
 }

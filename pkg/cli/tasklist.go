@@ -4,9 +4,7 @@ import (
 	"io"
 	"runtime/debug"
 
-	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -25,7 +23,7 @@ Without flags, reads an optional document on stdin: {"status"?,"parentID"?,"read
 Contradictory filters are refused (usage error for flags, validation_error on stdin): --all with
 --ready or --status, and --ready with a status other than pending.
 
-` + stdinOptional + `
+` + app.StdinOptional + `
 
 Answer: {"tasks":[{"id","subject","status","owner"?,"blockedBy":[…unresolved…],"parentID"?}],
 "reminder"?:"…","problems"?:[{"file","error"}]}, sorted by id (creation order); an empty or
@@ -45,7 +43,7 @@ JSON Schemas of the stdin document and the answer: docs/schemas/task-list.input.
 docs/schemas/task-list.output.json.`
 
 type listCmd struct {
-	globals
+	app.Globals
 	Status string `enum:",pending,in_progress,completed,deleted" default:"" help:"Only tasks with this status (pending, in_progress, completed, deleted)."`
 	Parent string `name:"parent" placeholder:"ID" help:"Only subtasks of this parent."`
 	Ready  bool   `help:"Only pending tasks with no unresolved blocker."`
@@ -53,97 +51,56 @@ type listCmd struct {
 	Waves  bool   `help:"Plan the active tasks in waves, with cycles and missing blockers."`
 }
 
-// listFlag names task-list's filters by their flags in messages.
-func listFlag(key string) string {
-	if key == "parentID" {
-		return "--parent"
-	}
-	return "--" + key
-}
-
 // listMemoryLimit is task-list's soft memory limit (runtime/debug): 48 MiB.
 const listMemoryLimit = 48 << 20
 
 // TaskList is the task-list binary.
 func TaskList(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return run("task-list", listHelp, &listCmd{}, args, stdin, stdout, stderr)
+	c := &listCmd{}
+	return app.Run("task-list", listHelp, c, c.run, args, stdin, stdout, stderr)
 }
 
-func (c *listCmd) run(a *app) error {
-	if c.Where {
-		return a.where(&c.globals)
-	}
+func (c *listCmd) run(a *app.App) error {
 	// A listing allocates once per record and exits: collect garbage
 	// rarely (about 10% less CPU at 10,000 tasks, docs/benchmarks.md).
 	// A soft limit of 48 MiB caps what that costs in memory: near it the
 	// collector runs as often as needed and returns freed pages, so
 	// task-list at 50,000 tasks stays under 64 MiB resident
 	// (docs/benchmarks.md). GOMEMLIMIT, when set, is left to decide.
-	if !a.inProcess {
+	if !a.InProcess {
 		debug.SetGCPercent(400)
-		if a.env.Getenv("GOMEMLIMIT") == "" {
+		if a.Env.Getenv("GOMEMLIMIT") == "" {
 			debug.SetMemoryLimit(listMemoryLimit)
 		}
 	}
-	a.pretty = c.Pretty
+	a.Pretty = c.Pretty
 	req := &task.ListRequest{Status: task.Status(c.Status), ParentID: c.Parent, Ready: c.Ready, All: c.All, Waves: c.Waves}
 	given := ""
 	if c.Status != "" || c.Parent != "" || c.Ready || c.All || c.Waves {
 		given = "flags"
 	}
-	data, _, err := a.readInput(given, docOptional)
+	data, _, err := a.ReadInput(given, app.DocOptional)
 	if err != nil {
 		return err
 	}
-	if given == "" {
+	o := a.Ops(&c.Globals, nil)
+	var res any
+	switch {
+	case given != "":
+		res, err = o.ListFlags(req)
+	default:
 		if req, err = task.ParseList(data); err != nil {
 			return err
 		}
-	} else if err := a.resolveHandles(&c.globals, nil, []*string{&req.ParentID}, nil); err != nil {
-		if errcode.Of(err) != errcode.TaskNotFound {
-			return err
+		if req.Waves {
+			res, err = o.Waves(req)
+		} else {
+			res, err = o.List(req)
 		}
-		// A parent handle that names no task: no subtasks, as for a
-		// missing parent id.
-		a.emit(&store.ListResult{Tasks: []task.Summary{}, Reminder: store.Reminder})
-		return nil
-	} else if err := req.ValidateAs(listFlag); err != nil {
-		return flagError(err)
 	}
-	e, err := a.open(&c.globals, nil)
 	if err != nil {
 		return err
 	}
-	if req.Waves {
-		res, err := e.store.Waves(req)
-		if err != nil {
-			return err
-		}
-		for _, p := range res.Problems {
-			a.warnf("skipped %s: %s", p.File, p.Error)
-		}
-		a.emit(res)
-		return nil
-	}
-	if a.env.Getenv("MATRIXX_NO_LIST_INDEX") != "1" {
-		// The list index serves the files that did not change since the
-		// last listing (docs/design.md S46); it lives beside the
-		// integrity ledgers, outside the project. Without a state
-		// directory outside it (no HOME and no XDG_STATE_HOME, where the
-		// ledgers fall back to the project's .matrixx/state) there is no
-		// index: a listing writes nothing into the project.
-		home := integrity.Home(a.env.Getenv, a.env.Home, e.root)
-		if home != integrity.ProjectHome(e.root) {
-			e.store.ListIndex = store.ListIndexPath(home, e.store.Dir)
-		}
-	}
-	res, err := e.store.List(req)
-	if err != nil {
-		return err
-	}
-	for _, p := range res.Problems {
-		a.warnf("skipped %s: %s", p.File, p.Error)
-	}
-	a.emit(res)
+	a.Emit(res)
 	return nil
 }

@@ -9,9 +9,9 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/tasksync"
 )
 
@@ -49,8 +49,8 @@ git_failed (no repository, no such remote), task_lock_unavailable, internal_erro
 errors exit 2.`
 
 type syncCmd struct {
-	globals
-	writeFlags
+	app.Globals
+	app.WriteFlags
 	Run         syncRunCmd    `cmd:"" default:"withargs" hidden:"" help:"Fetch, merge, commit and push (the default)."`
 	Export      syncExportCmd `cmd:"" help:"Write every record and plan of the store as JSON Lines on stdout."`
 	Import      syncImportCmd `cmd:"" help:"Read JSON Lines (as export writes them) from stdin into the store."`
@@ -81,7 +81,8 @@ type syncDriverCmd struct {
 
 // TaskSync is the task-sync binary.
 func TaskSync(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return run("task-sync", syncHelp, &syncCmd{}, args, stdin, stdout, stderr)
+	c := &syncCmd{}
+	return app.Run("task-sync", syncHelp, c, c.run, args, stdin, stdout, stderr)
 }
 
 // AfterApply keeps kong's context so run can find the chosen subcommand.
@@ -90,29 +91,8 @@ func (c *syncCmd) AfterApply(ctx *kong.Context) error {
 	return nil
 }
 
-// syncOptions is what task-sync and task-claim --remote move and where:
-// the store, the plans, their locks and their integrity recorders.
-func syncOptions(a *app, e *env) tasksync.Options {
-	o := tasksync.Options{
-		Root:     e.root,
-		TasksDir: e.store.Dir,
-		PlansDir: plan.DirOf(e.root),
-		StateDir: filepath.Join(e.root, ".matrixx", "state"),
-		Lock:     lock.Options{Timeout: e.store.Lock.Timeout, NoKernel: e.store.Lock.NoKernel},
-		Log:      a.stderr,
-		Debug:    e.store.Debug,
-		// Recorded like every write of the toolkit (docs/integrity.md), so
-		// the post-call check keeps what a sync in a tool call pulled.
-		TasksRecord: e.store.Record,
-	}
-	if e.integrity != nil {
-		o.PlansRecord = e.integrity.Plans().Recorder()
-	}
-	return o
-}
-
-func (c *syncCmd) run(a *app) error {
-	a.pretty = c.Pretty
+func (c *syncCmd) run(a *app.App) error {
+	a.Pretty = c.Pretty
 	cmd := ""
 	if c.ctx != nil && c.ctx.Selected() != nil {
 		cmd = c.ctx.Selected().Name
@@ -120,17 +100,17 @@ func (c *syncCmd) run(a *app) error {
 	if cmd == "merge-driver" {
 		return c.MergeDriver.run(a)
 	}
-	e, err := a.open(&c.globals, &c.writeFlags)
+	e, err := a.Open(&c.Globals, &c.WriteFlags)
 	if err != nil {
 		return err
 	}
-	o := syncOptions(a, e)
+	o := a.Ops(&c.Globals, &c.WriteFlags).SyncOptions(e)
 	switch cmd {
 	case "setup":
-		if err := tasksync.Setup(e.root); err != nil {
+		if err := tasksync.Setup(e.Root); err != nil {
 			return err
 		}
-		a.emit(map[string]any{"mergeDriver": "matrixx-task", "attributes": "T-*.json merge=matrixx-task"})
+		a.Emit(map[string]any{"mergeDriver": "matrixx-task", "attributes": "T-*.json merge=matrixx-task"})
 		return nil
 	case "export":
 		var buf bytes.Buffer
@@ -138,49 +118,40 @@ func (c *syncCmd) run(a *app) error {
 		if err != nil {
 			return err
 		}
-		_, _ = a.stdout.Write(buf.Bytes())
+		_, _ = a.Stdout.Write(buf.Bytes())
 		for _, p := range problems {
-			a.warnf("not exported: %s", p)
+			a.Warnf("not exported: %s", p)
 		}
 		if len(problems) > 0 {
-			a.warnf("exported %d lines; %d files could not be read (see above; task-doctor)", n, len(problems))
-			a.exit = errcode.ExitPartial
+			a.Warnf("exported %d lines; %d files could not be read (see above; task-doctor)", n, len(problems))
+			a.Exit = errcode.ExitPartial
 		}
 		return nil
 	case "import":
-		if f, ok := a.stdin.(*os.File); ok && isTerminal(f) {
-			return a.needInput("the JSON Lines of task-sync export")
+		if f, ok := a.Stdin.(*os.File); ok && isTerminal(f) {
+			return a.NeedInput("the JSON Lines of task-sync export")
 		}
-		res, err := tasksync.Import(o, a.stdin, c.Import.OnConflict)
+		res, err := tasksync.Import(o, a.Stdin, c.Import.OnConflict)
 		if err != nil {
 			return err
 		}
-		a.emit(res)
+		a.Emit(res)
 		return nil
 	}
-	if c.Run.Attempts < 1 || c.Run.Attempts > 100 {
-		return errcode.New(errcode.InvalidArguments, "--attempts must lie between 1 and 100")
-	}
-	o.Remote, o.Attempts = c.Run.Remote, c.Run.Attempts
-	res, err := tasksync.Sync(o)
-	if errcode.Of(err) == tasksync.SyncConflict {
+	res, err := a.Ops(&c.Globals, &c.WriteFlags).Sync(c.Run.Remote, c.Run.Attempts)
+	if ans := ops.SyncConflictAnswer(res, err); ans != nil {
 		// The rounds that ran merged and decided: say what, or the
 		// decisions would never be reported (the next sync finds them
 		// already committed).
-		e := errcode.As(err)
-		a.warnf("%s", e.Error())
-		a.emit(struct {
-			Error   errcode.Code `json:"error"`
-			Message string       `json:"message"`
-			*tasksync.Result
-		}{e.Code, e.Message, res})
-		a.exit = errcode.ExitTool
+		a.Warnf("%s", errcode.As(err).Error())
+		a.Emit(ans)
+		a.Exit = errcode.ExitTool
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	a.emit(res)
+	a.Emit(res)
 	return nil
 }
 
@@ -193,7 +164,7 @@ func isTerminal(f *os.File) bool {
 // %A; exit 1 leaving %A as ours when a version is not a valid record (git
 // then reports the path as conflicted; task-doctor reports the file).
 // The decisions the rules took are printed on stderr, one per line.
-func (d *syncDriverCmd) run(a *app) error {
+func (d *syncDriverCmd) run(a *app.App) error {
 	// git hands the driver temp files (.merge_file_*); a store file as
 	// %A would be a write past the store's lock.
 	for _, part := range strings.Split(filepath.ToSlash(filepath.Clean(d.Ours)), "/") {
@@ -225,12 +196,12 @@ func (d *syncDriverCmd) run(a *app) error {
 	}
 	merged, cs, err := tasksync.MergeTask(base, ours, theirs)
 	if err != nil {
-		a.warnf("%s: not merged, left as a conflict: %s", d.Path, errcode.As(err).Message)
-		a.exit = 1
+		a.Warnf("%s: not merged, left as a conflict: %s", d.Path, errcode.As(err).Message)
+		a.Exit = 1
 		return nil
 	}
 	for _, c := range cs {
-		a.warnf("%s %s: kept %s, lost %s (%s)", c.ID, c.Field, c.Kept, c.Lost, c.Rule)
+		a.Warnf("%s %s: kept %s, lost %s (%s)", c.ID, c.Field, c.Kept, c.Lost, c.Rule)
 	}
 	if err := os.WriteFile(d.Ours, merged, 0o644); err != nil {
 		return errcode.Wrap(errcode.InternalError, err, "writing %s", d.Ours)

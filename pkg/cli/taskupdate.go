@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
@@ -15,7 +16,7 @@ Update one task (see README.md; decisions in docs/design.md).
   echo '{"id":"T-…","status":"completed"}' | task-update
   echo '{"id":"T-…","addBlockedBy":["T-…"],"metadata":{"k":null}}' | task-update
 
-` + stdinRequired + `
+` + app.StdinRequired + `
 
 Scalars (subject, description, status, activeForm, owner, priority) replace; addBlocks and
 addBlockedBy append; removeBlocks and removeBlockedBy (--remove-blocks, --remove-blocked-by)
@@ -51,8 +52,8 @@ JSON Schemas of the stdin document and the answer: docs/schemas/task-update.inpu
 docs/schemas/task-update.output.json.`
 
 type updateCmd struct {
-	globals
-	writeFlags
+	app.Globals
+	app.WriteFlags
 	ID              string   `arg:"" optional:"" help:"Task id or short handle (a suffix of the id's digits, at least 4 long) (instead of stdin)."`
 	Subject         *string  `short:"s" help:"New subject."`
 	Description     *string  `short:"d" help:"New description."`
@@ -73,35 +74,21 @@ type updateCmd struct {
 
 // TaskUpdate is the task-update binary.
 func TaskUpdate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return run("task-update", updateHelp, &updateCmd{}, args, stdin, stdout, stderr)
+	c := &updateCmd{}
+	return app.Run("task-update", updateHelp, c, c.run, args, stdin, stdout, stderr)
 }
 
-func (c *updateCmd) run(a *app) error {
-	if c.Where {
-		return a.where(&c.globals)
-	}
-	a.pretty = c.Pretty
+func (c *updateCmd) run(a *app.App) error {
+	a.Pretty = c.Pretty
 	req, err := c.request(a)
 	if err != nil {
 		return err
 	}
-	e, err := a.open(&c.globals, &c.writeFlags)
+	ans, err := a.Ops(&c.Globals, &c.WriteFlags).Update(req)
 	if err != nil {
 		return err
 	}
-	t, changed, err := e.store.Update(req)
-	if err != nil {
-		return err
-	}
-	if !changed {
-		a.warnf("%s unchanged: the update changes nothing, so the file was not written (see docs/design.md)", t.ID)
-	}
-	if changed && req.LeaseDur > 0 {
-		resetSchedule(e, e.store.Session)
-	}
-	a.emit(struct {
-		Task *task.Task `json:"task"`
-	}{t})
+	a.Emit(ans)
 	return nil
 }
 
@@ -111,24 +98,24 @@ func (c *updateCmd) flagsGiven() bool {
 		c.ExpectStatus != nil || c.ExpectOwner != nil || c.Lease != "" || c.Force
 }
 
-func (c *updateCmd) request(a *app) (*task.UpdateRequest, error) {
+func (c *updateCmd) request(a *app.App) (*task.UpdateRequest, error) {
 	if c.ID == "" && c.flagsGiven() {
 		return nil, errcode.New(errcode.InvalidArguments, "flags need the task id as the first argument: task-update T-… --status completed")
 	}
 	if c.ID == "" {
-		data, empty, err := a.readInput("", docRequired)
+		data, empty, err := a.ReadInput("", app.DocRequired)
 		if err != nil {
 			return nil, err
 		}
 		if empty {
-			return nil, a.needInput(`'{"id":"T-…","status":"completed"}'`)
+			return nil, a.NeedInput(`'{"id":"T-…","status":"completed"}'`)
 		}
 		return task.ParseUpdate(data)
 	}
-	if _, _, err := a.readInput("the id argument", docRequired); err != nil {
+	if _, _, err := a.ReadInput("the id argument", app.DocRequired); err != nil {
 		return nil, err
 	}
-	if err := a.resolveHandles(&c.globals, &c.writeFlags, []*string{&c.ID}, []*[]string{&c.AddBlocks, &c.AddBlockedBy, &c.RemoveBlocks, &c.RemoveBlockedBy}); err != nil {
+	if err := a.Ops(&c.Globals, &c.WriteFlags).ResolveHandles([]*string{&c.ID}, []*[]string{&c.AddBlocks, &c.AddBlockedBy, &c.RemoveBlocks, &c.RemoveBlockedBy}); err != nil {
 		return nil, err
 	}
 	req := &task.UpdateRequest{
@@ -158,5 +145,5 @@ func (c *updateCmd) request(a *app) (*task.UpdateRequest, error) {
 		}
 		req.Metadata = md
 	}
-	return req, flagError(req.Validate())
+	return req, app.FlagError(req.Validate())
 }

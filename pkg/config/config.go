@@ -100,6 +100,11 @@ func Defaults() Tasks {
 	}
 }
 
+// IntegrityHook is the post-call integrity check's name in
+// disabled_hooks (docs/integrity.md): listing it switches the check off,
+// and the binaries' recording of their writes with it.
+const IntegrityHook = "task-integrity-check"
+
 // HookDisabled reports whether a hook name is listed in disabled_hooks.
 func (c *Config) HookDisabled(name string) bool {
 	for _, h := range c.DisabledHooks {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
@@ -17,7 +18,7 @@ import (
 // NameIntegrity is the second line of defence (docs/integrity.md) in
 // disabled_hooks: listing it switches the post-call check off, and the
 // binaries' recording of their writes with it.
-const NameIntegrity = "task-integrity-check"
+const NameIntegrity = config.IntegrityHook
 
 // maxNamed caps the files named in one report line.
 const maxNamed = 5

@@ -10,7 +10,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
@@ -57,7 +57,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int)
 	var c mainCmd
 	parser, err := kong.New(&c, kong.Name("matrixx-mcp"), kong.Description(help),
 		kong.Writers(stdout, stderr), kong.Exit(func(code int) { panic(exitCode(code)) }),
-		kong.Vars{"version": "matrixx-mcp " + cli.Version()},
+		kong.Vars{"version": "matrixx-mcp " + app.Version()},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, WrapUpperBound: 100}))
 	if err != nil {
 		fmt.Fprintf(stderr, "matrixx-mcp: %v\n", err)

@@ -1,7 +1,7 @@
 // Package mcpserver is matrixx-mcp: a Model Context Protocol server (stdio,
 // the official Go SDK) named "matrixx" whose tools are the task binaries and
 // plan's subcommands (docs/mcp.md). Each call runs the binary's own handler
-// in process (cli.RunIn) with the call's arguments as its stdin document, so
+// in process (app.RunIn) with the call's arguments as its stdin document, so
 // a tool answers exactly what the binary prints: the same document, the same
 // error envelope {"error","message"} and codes, the same rules. The answer is
 // one text block holding that JSON document (and the same document as
@@ -23,7 +23,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
@@ -78,7 +79,7 @@ func New(opts Options) *Server {
 	if opts.Tools == TierCore {
 		text = coreInstructions
 	}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: Name, Title: "matrixx tasks and plans", Version: cli.Version()}, &mcp.ServerOptions{
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: Name, Title: "matrixx tasks and plans", Version: app.Version()}, &mcp.ServerOptions{
 		Instructions: text,
 		// Roots may change (a client opening another folder): ask again.
 		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) {
@@ -155,7 +156,7 @@ func (s *Server) handler(t Tool) mcp.ToolHandler {
 			env.Getwd = func() (string, error) { return root, nil }
 		}
 		var stdout, stderr bytes.Buffer
-		status := cli.RunIn(t.Main, env, argv, bytes.NewReader(stdin), &stdout, &stderr)
+		status := app.RunIn(t.Main, env, argv, bytes.NewReader(stdin), &stdout, &stderr)
 		s.log(t.Name, stderr.Bytes())
 		return result(stdout.Bytes(), stderr.String(), status), nil
 	}
@@ -183,7 +184,7 @@ func result(stdout []byte, stderr string, status int) *mcp.CallToolResult {
 // envelope is the error envelope for a failure before or around the binary.
 func envelope(err error, status int) *mcp.CallToolResult {
 	e := errcode.As(err)
-	doc, _ := json.Marshal(cli.ErrorAnswer{Error: e.Code, Message: e.Message})
+	doc, _ := json.Marshal(contract.ErrorAnswer{Error: e.Code, Message: e.Message})
 	return result(doc, "", status)
 }
 

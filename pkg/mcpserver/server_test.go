@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
 
@@ -91,9 +92,9 @@ func jsonEqual(a, b []byte) bool {
 
 // binary runs main in process in env and returns its stdout (trimmed) and
 // exit status.
-func binary(env project.Env, main cli.Main, stdin string, args ...string) (string, int) {
+func binary(env project.Env, main app.Main, stdin string, args ...string) (string, int) {
 	var out, errb bytes.Buffer
-	st := cli.RunIn(main, env, args, strings.NewReader(stdin), &out, &errb)
+	st := app.RunIn(main, env, args, strings.NewReader(stdin), &out, &errb)
 	return strings.TrimSpace(out.String()), st
 }
 
@@ -193,7 +194,7 @@ func TestSameDocuments(t *testing.T) {
 
 	for _, c := range []struct {
 		tool, args string
-		main       cli.Main
+		main       app.Main
 		stdin      string
 		argv       []string
 		isError    bool

@@ -9,6 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/schema"
 )
@@ -27,7 +28,7 @@ type Tool struct {
 	ReadOnly, Destructive, Idempotent bool
 
 	// Main is the binary run for a call.
-	Main cli.Main
+	Main app.Main
 	// Command turns the call's arguments (a JSON object) into the binary's
 	// arguments and stdin document. A nil Command passes the arguments on
 	// stdin as they are and no arguments: the task tools, whose arguments

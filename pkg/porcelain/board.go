@@ -57,7 +57,7 @@ func (c *boardCmd) run(r *runner) error {
 	if me == "" {
 		me = r.whoami(p.Root)
 	}
-	srv, err := board.New(p.Store, p.Plans, p.Root, board.Options{Addr: c.Addr, Me: me, Lease: c.Lease, Log: r.stderr})
+	srv, err := board.New(p.Store, p.Plans(), p.Root, board.Options{Addr: c.Addr, Me: me, Lease: c.Lease, Log: r.stderr})
 	if err != nil {
 		return err
 	}

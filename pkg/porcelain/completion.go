@@ -8,8 +8,10 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/hookcmd"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/complete"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/mcpserver"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
@@ -34,7 +36,9 @@ The scripts ask matrixx for the candidates on each Tab, so they never go stale.`
 
 // Binaries are the binaries the completion scripts cover: matrixx and the
 // plumbing of pkg/cli.
-func Binaries() []string { return append(append([]string{Name}, cli.Binaries()...), "matrixx-mcp") }
+func Binaries() []string {
+	return append(append([]string{Name}, cli.Binaries()...), "matrixx-hook", "matrixx-mcp")
+}
 
 // GrammarOf is the kong parser of binary bin (for completion and tests),
 // nil when it is not one of Binaries.
@@ -44,6 +48,8 @@ func GrammarOf(bin string) *kong.Kong {
 		return Grammar()
 	case "matrixx-mcp":
 		return mcpserver.Grammar()
+	case "matrixx-hook":
+		return hookcmd.Grammar()
 	}
 	return cli.Grammar(bin)
 }
@@ -79,8 +85,8 @@ func (c *completeCmd) run(r *runner) error {
 // (no project, unreadable store) offer nothing.
 type predictor struct{ r *runner }
 
-func (p predictor) open(dir string) *cli.Project {
-	pr, err := cli.OpenProject(Name, dir, "", io.Discard)
+func (p predictor) open(dir string) *ops.Project {
+	pr, err := ops.Open(Name, dir, "", io.Discard)
 	if err != nil {
 		return nil
 	}
@@ -129,7 +135,7 @@ func (p predictor) Plans(dir string) []complete.Candidate {
 	if pr == nil {
 		return nil
 	}
-	res, err := pr.Plans.List()
+	res, err := pr.Plans().List()
 	if err != nil {
 		return nil
 	}

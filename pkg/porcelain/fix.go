@@ -5,17 +5,17 @@ import (
 	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
 // The commands that fix mistakes: rm, edit, reopen, unclaim. Each is one
-// task-update call (a compare-and-swap on the status and owner it
+// task-update operation (a compare-and-swap on the status and owner it
 // checked), so they validate, lock and record as the plumbing does.
 
 // target resolves typed and reads its task for a fix command.
-func (r *runner) target(typed string) (*cli.Project, *view, *task.Task, error) {
+func (r *runner) target(typed string) (*ops.Project, *view, *task.Task, error) {
 	p, err := r.project()
 	if err != nil {
 		return nil, nil, nil, err
@@ -38,7 +38,7 @@ func (r *runner) target(typed string) (*cli.Project, *view, *task.Task, error) {
 // othersClaim refuses t when someone other than you holds a live claim on
 // it (claim_conflict naming the holder, the expiry and what to type); nil
 // when force, when there is no live claim, or when it is yours.
-func (r *runner) othersClaim(p *cli.Project, v *view, t *task.Task, force bool, again string) error {
+func (r *runner) othersClaim(p *ops.Project, v *view, t *task.Task, force bool, again string) error {
 	cl := claim.Live(t, time.Now())
 	if cl == nil || force {
 		return nil
@@ -55,12 +55,13 @@ func (r *runner) othersClaim(p *cli.Project, v *view, t *task.Task, force bool, 
 		h, clean(claim.Holder(t, cl)), until, again, h, h)
 }
 
-// update runs task-update on t with args, guarded by t's current status
-// and owner, and prints line (with the handle, subject and id) on success.
-func (r *runner) update(p *cli.Project, t *task.Task, line string, args ...string) error {
-	full := append([]string{t.ID}, args...)
-	full = append(full, "--expect-status", string(t.Status), "--expect-owner="+t.Owner)
-	a := r.call(cli.TaskUpdate, full...)
+// update runs task-update's operation on t with req's changes, guarded by
+// t's current status and owner, and prints line (with the handle, subject
+// and id) on success.
+func (r *runner) update(p *ops.Project, t *task.Task, line string, req task.UpdateRequest) error {
+	status, owner := t.Status, t.Owner
+	req.ID, req.Expect = t.ID, &task.Expect{Status: &status, Owner: &owner}
+	_, a := r.updateOp(&req)
 	a.stderr = nil
 	if err := r.check(a); err != nil {
 		return r.refused(p, err)
@@ -94,7 +95,8 @@ under a live claim unless --force. --json prints task-update's document.`
 
 func (c *rmCmd) run(r *runner) error {
 	if r.g.JSON {
-		return r.passJSON(r.call(cli.TaskUpdate, c.ID, "--status", "deleted"))
+		_, a := r.updateOp(&task.UpdateRequest{ID: c.ID, Status: ptr(task.Deleted)})
+		return r.passJSON(a)
 	}
 	p, v, t, err := r.target(c.ID)
 	if err != nil {
@@ -107,7 +109,7 @@ func (c *rmCmd) run(r *runner) error {
 	if err := r.othersClaim(p, v, t, c.Force, "rm"); err != nil {
 		return err
 	}
-	return r.update(p, t, "deleted", "--status", "deleted")
+	return r.update(p, t, "deleted", task.UpdateRequest{Status: ptr(task.Deleted)})
 }
 
 // ---- reopen ----
@@ -126,7 +128,8 @@ task-update's document.`
 
 func (c *reopenCmd) run(r *runner) error {
 	if r.g.JSON {
-		return r.passJSON(r.call(cli.TaskUpdate, c.ID, "--status", "pending"))
+		_, a := r.updateOp(&task.UpdateRequest{ID: c.ID, Status: ptr(task.Pending)})
+		return r.passJSON(a)
 	}
 	p, v, t, err := r.target(c.ID)
 	if err != nil {
@@ -140,7 +143,7 @@ func (c *reopenCmd) run(r *runner) error {
 	case task.InProgress:
 		return errcode.New(errcode.ValidationError, "%s is in progress, not finished: matrixx unclaim %s gives it back to pending", h, h)
 	}
-	return r.update(p, t, "reopened", "--status", "pending")
+	return r.update(p, t, "reopened", task.UpdateRequest{Status: ptr(task.Pending)})
 }
 
 // ---- unclaim ----
@@ -160,7 +163,8 @@ document.`
 
 func (c *unclaimCmd) run(r *runner) error {
 	if r.g.JSON {
-		return r.passJSON(r.call(cli.TaskUpdate, c.ID, "--status", "pending", "--owner="))
+		_, a := r.updateOp(&task.UpdateRequest{ID: c.ID, Status: ptr(task.Pending), Owner: ptr("")})
+		return r.passJSON(a)
 	}
 	p, v, t, err := r.target(c.ID)
 	if err != nil {
@@ -173,7 +177,7 @@ func (c *unclaimCmd) run(r *runner) error {
 	if err := r.othersClaim(p, v, t, c.Force, "unclaim"); err != nil {
 		return err
 	}
-	return r.update(p, t, "unclaimed", "--status", "pending", "--owner=")
+	return r.update(p, t, "unclaimed", task.UpdateRequest{Status: ptr(task.Pending), Owner: ptr("")})
 }
 
 // ---- edit ----
@@ -195,32 +199,28 @@ task-update's document.`
 }
 
 func (c *editCmd) run(r *runner) error {
-	var args []string
-	if c.Subject != nil {
-		args = append(args, "--subject="+*c.Subject)
-	}
+	req := task.UpdateRequest{Subject: c.Subject, Description: c.Description, Owner: c.Owner}
 	if c.Priority != nil {
-		pr := *c.Priority
+		pr := task.Priority(*c.Priority)
 		if pr == "none" {
 			pr = ""
 		}
-		args = append(args, "--priority="+pr)
+		req.Priority = &pr
 	}
-	if c.Description != nil {
-		args = append(args, "--description="+*c.Description)
-	}
-	if c.Owner != nil {
-		args = append(args, "--owner="+*c.Owner)
-	}
-	if len(args) == 0 {
+	if c.Subject == nil && c.Priority == nil && c.Description == nil && c.Owner == nil {
 		return errcode.New(errcode.InvalidArguments, "nothing to change: give --subject, -p, --description or --owner")
 	}
 	if r.g.JSON {
-		return r.passJSON(r.call(cli.TaskUpdate, append([]string{c.ID}, args...)...))
+		req.ID = c.ID
+		_, a := r.updateOp(&req)
+		return r.passJSON(a)
 	}
 	p, _, t, err := r.target(c.ID)
 	if err != nil {
 		return err
 	}
-	return r.update(p, t, "edited", args...)
+	return r.update(p, t, "edited", req)
 }
+
+// ptr returns a pointer to v (the optional fields of an update).
+func ptr[T any](v T) *T { return &v }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mattn/go-runewidth"
 
-	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
@@ -125,7 +124,8 @@ func (c *graphCmd) run(r *runner) error {
 		if c.Format != "text" || c.Label != "both" {
 			return errcode.New(errcode.InvalidArguments, "--json prints task-list --waves's document, which has no --format or --label: give one or the other")
 		}
-		return r.passJSON(r.call(cli.TaskList, "--waves"))
+		_, a := r.listOp(&task.ListRequest{Waves: true})
+		return r.passJSON(a)
 	}
 	v, err := r.listing(false)
 	if err != nil {

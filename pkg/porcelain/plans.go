@@ -6,11 +6,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
@@ -32,13 +33,15 @@ Every plan in .matrixx/plans with a progress bar of its numbered checkbox items 
 
 func (c *plansCmd) run(r *runner) error {
 	if r.g.JSON {
-		return r.passJSON(r.call(cli.Plan, "list"))
+		o := r.op("plan", true)
+		res, err := o.PlanList()
+		return r.passJSON(o.result(res, errcode.ExitOK, err))
 	}
 	p, err := r.project()
 	if err != nil {
 		return err
 	}
-	res, err := p.Plans.List()
+	res, err := p.Plans().List()
 	if err != nil {
 		return err
 	}
@@ -74,7 +77,13 @@ progress bar. --json prints plan read NAME --json's document.`
 
 func (c *planCmd) run(r *runner) error {
 	if r.g.JSON {
-		return r.passJSON(r.call(cli.Plan, "read", c.Name, "--json"))
+		o := r.op("plan", true)
+		pg, err := o.PlanRead(c.Name, 1, 0)
+		var ans *contract.PlanReadAnswer
+		if err == nil {
+			ans = pg.Answer()
+		}
+		return r.passJSON(o.result(ans, errcode.ExitOK, err))
 	}
 	if err := plan.CheckName(c.Name); err != nil {
 		return err
@@ -83,7 +92,7 @@ func (c *planCmd) run(r *runner) error {
 	if err != nil {
 		return err
 	}
-	pl, err := p.Plans.Read(c.Name)
+	pl, err := p.Plans().Read(c.Name)
 	if err != nil {
 		return err
 	}
@@ -144,33 +153,18 @@ the repair. --json prints task-doctor's document.`
 }
 
 func (c *doctorCmd) run(r *runner) error {
-	var args []string
-	if c.Strict {
-		args = append(args, "--strict")
+	o := r.op("task-doctor", true)
+	rep, err := o.Doctor(c.Repair)
+	exit := errcode.ExitOK
+	if err == nil {
+		exit = ops.DoctorExit(rep, c.Strict)
 	}
-	if c.Repair {
-		args = append(args, "--repair")
-	}
-	a := r.call(cli.TaskDoctor, args...)
+	a := o.result(rep, exit, err)
 	if r.g.JSON {
 		return r.passJSON(a)
 	}
-	var rep struct {
-		Tasks    int `json:"tasks"`
-		Findings []struct {
-			Kind     string   `json:"kind"`
-			Severity string   `json:"severity"`
-			IDs      []string `json:"ids"`
-			Message  string   `json:"message"`
-			Repair   string   `json:"repair"`
-			Repaired bool     `json:"repaired"`
-		} `json:"findings"`
-		Errors   int `json:"errors"`
-		Warnings int `json:"warnings"`
-		Repaired int `json:"repaired"`
-	}
-	if err := json.Unmarshal(firstLine(a.stdout), &rep, json.RejectUnknownMembers(false)); err != nil || rep.Findings == nil {
-		return r.check(a) // an error envelope, not a report
+	if err != nil {
+		return err
 	}
 	// Ids in the findings read as handles, as everywhere for people.
 	names := func(s string) string { return clean(s) }
@@ -210,28 +204,21 @@ task-sync's document.`
 }
 
 func (c *syncCmd) run(r *runner) error {
-	a := r.call(cli.TaskSync)
+	o := r.op("task-sync", true)
+	res, err := o.Sync("origin", 8)
+	var a answer
+	if ans := ops.SyncConflictAnswer(res, err); ans != nil {
+		// As task-sync prints it: the decisions of the rounds that ran.
+		fmt.Fprintf(&o.diag, "%s: %s\n", o.name, errcode.As(err).Error())
+		a = answer{stdout: app.Marshal(ans, false), stderr: o.diag.Bytes(), exit: errcode.ExitTool, err: err}
+	} else {
+		a = o.result(res, errcode.ExitOK, err)
+	}
 	if r.g.JSON {
 		return r.passJSON(a)
 	}
 	if err := r.check(a); err != nil {
 		return err
-	}
-	var res struct {
-		Pulled    int `json:"pulled"`
-		Pushed    int `json:"pushed"`
-		Merged    int `json:"merged"`
-		Conflicts []struct {
-			ID    string         `json:"id"`
-			Field string         `json:"field"`
-			Kept  jsontext.Value `json:"kept"`
-			Lost  jsontext.Value `json:"lost"`
-			Rule  string         `json:"rule"`
-			Saved string         `json:"saved"`
-		} `json:"conflicts"`
-	}
-	if err := json.Unmarshal(firstLine(a.stdout), &res, json.RejectUnknownMembers(false)); err != nil {
-		return errcode.New(errcode.InternalError, "unexpected task-sync answer: %s", strings.TrimSpace(string(a.stdout)))
 	}
 	fmt.Fprintf(r.stdout, "synced: %d pulled, %d pushed, %d merged\n", res.Pulled, res.Pushed, res.Merged)
 	if len(res.Conflicts) == 0 {

@@ -22,8 +22,11 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/go-json-experiment/json"
 
-	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
 // Name is the porcelain's binary name.
@@ -161,9 +164,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int)
 
 // newParser builds matrixx's kong parser (also used by completion).
 func newParser(m *model, stdout, stderr io.Writer) (*kong.Kong, error) {
-	return cli.NewParser(m, Name, mainHelp, stdout, stderr,
+	return app.NewParser(m, Name, mainHelp, stdout, stderr,
 		kong.Exit(func(code int) { panic(exitRequest(code)) }),
-		kong.Vars{"version": Name + " " + cli.Version()},
+		kong.Vars{"version": Name + " " + app.Version()},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, WrapUpperBound: 100}),
 	)
 }
@@ -242,29 +245,42 @@ func hint(e *errcode.Error) string {
 	return ""
 }
 
-// plumbing is one binary's function in pkg/cli.
-type plumbing func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+// op is one plumbing command's operation, run by type in this process as
+// that binary would run it (matrixx's -C and --session, the process's
+// environment, no stdin); its diagnostics are kept as the binary would
+// print them on stderr.
+type op struct {
+	*ops.Ops
+	name string
+	diag bytes.Buffer
+}
 
-// answer is what a plumbing call printed and its exit status.
+// op returns the operations of the plumbing binary name; write says the
+// binary takes the lock (its budget is resolved as the binary does).
+func (r *runner) op(name string, write bool) *op {
+	o := &op{name: name}
+	o.Ops = ops.New(ops.Env{Name: name, Stderr: &o.diag, Dir: r.g.Dir, Session: r.g.Session, Write: write})
+	return o
+}
+
+// answer is an operation's outcome as its binary prints it: the answer
+// document (or the error envelope) on stdout, the diagnostics on stderr,
+// the exit status; err is the failure, nil on success.
 type answer struct {
 	stdout, stderr []byte
 	exit           int
+	err            error
 }
 
-// call runs a plumbing function in process with matrixx's -C and
-// --session, an empty stdin (the porcelain never hands its stdin on), and
-// captures its streams.
-func (r *runner) call(fn plumbing, args ...string) answer {
-	var pre []string
-	if r.g.Dir != "" {
-		pre = append(pre, "--dir", r.g.Dir)
+// result makes the outcome of o an answer: v with exit status exit, or the
+// error envelope of err.
+func (o *op) result(v any, exit int, err error) answer {
+	if err != nil {
+		e := errcode.As(err)
+		fmt.Fprintf(&o.diag, "%s: %s\n", o.name, e.Error())
+		return answer{stdout: app.Marshal(contract.ErrorAnswer{Error: e.Code, Message: e.Message}, false), stderr: o.diag.Bytes(), exit: errcode.ExitStatus(e), err: e}
 	}
-	if r.g.Session != "" {
-		pre = append(pre, "--session", r.g.Session)
-	}
-	var out, errb bytes.Buffer
-	code := fn(append(pre, args...), strings.NewReader(""), &out, &errb)
-	return answer{stdout: out.Bytes(), stderr: errb.Bytes(), exit: code}
+	return answer{stdout: app.Marshal(v, false), stderr: o.diag.Bytes(), exit: exit}
 }
 
 // passJSON prints a plumbing answer as it is (--json): its stdout, its
@@ -276,32 +292,31 @@ func (r *runner) passJSON(a answer) error {
 	return nil
 }
 
-// check turns a failed plumbing answer into its error (the flat envelope
-// on stdout); on success it forwards the plumbing's warnings (stderr).
+// check returns a failed operation's error; on success it forwards the
+// operation's warnings (stderr).
 func (r *runner) check(a answer) error {
-	if a.exit == errcode.ExitOK || a.exit == errcode.ExitPartial {
-		_, _ = r.stderr.Write(a.stderr)
-		return nil
+	if a.err != nil {
+		return a.err
 	}
-	var env struct {
-		Error   errcode.Code `json:"error"`
-		Message string       `json:"message"`
-	}
-	if err := json.Unmarshal(firstLine(a.stdout), &env, json.RejectUnknownMembers(false)); err != nil || env.Error == "" {
-		return errcode.New(errcode.InternalError, "%s", strings.TrimSpace(string(a.stderr)))
-	}
-	return &errcode.Error{Code: env.Error, Message: env.Message}
+	_, _ = r.stderr.Write(a.stderr)
+	return nil
 }
 
-// firstLine returns the first JSON document of a compact answer.
-func firstLine(b []byte) []byte {
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		return b[:i]
-	}
-	return b
+// updateOp runs task-update's operation on req as its flags would.
+func (r *runner) updateOp(req *task.UpdateRequest) (*contract.TaskAnswer, answer) {
+	o := r.op("task-update", true)
+	ans, err := o.UpdateFlags(req)
+	return ans, o.result(ans, errcode.ExitOK, err)
+}
+
+// listOp runs task-list's operation on req as its flags would.
+func (r *runner) listOp(req *task.ListRequest) (any, answer) {
+	o := r.op("task-list", false)
+	ans, err := o.ListFlags(req)
+	return ans, o.result(ans, errcode.ExitOK, err)
 }
 
 // project opens the project's stores as the plumbing does.
-func (r *runner) project() (*cli.Project, error) {
-	return cli.OpenProject(Name, r.g.Dir, r.g.Session, r.stderr)
+func (r *runner) project() (*ops.Project, error) {
+	return ops.Open(Name, r.g.Dir, r.g.Session, r.stderr)
 }

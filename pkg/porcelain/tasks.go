@@ -10,9 +10,9 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/notepad"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
@@ -20,7 +20,7 @@ import (
 // resolve turns a handle or id into an existing task's id for people:
 // task_not_found when there is no such task, ambiguous_id listing the
 // candidates with their subjects.
-func (r *runner) resolve(p *cli.Project, typed string) (string, error) {
+func (r *runner) resolve(p *ops.Project, typed string) (string, error) {
 	if strings.HasPrefix(typed, "t-") && task.ValidID("T-"+typed[2:]) {
 		return "", errcode.New(errcode.InvalidTaskID, "%q is not a task id: ids are case-sensitive, type T-%s", typed, typed[2:])
 	}
@@ -63,7 +63,7 @@ func (r *runner) resolve(p *cli.Project, typed string) (string, error) {
 }
 
 // resolveAll resolves every id of a repeated flag.
-func (r *runner) resolveAll(p *cli.Project, typed []string) ([]string, error) {
+func (r *runner) resolveAll(p *ops.Project, typed []string) ([]string, error) {
 	out := make([]string, 0, len(typed))
 	for _, s := range typed {
 		id, err := r.resolve(p, s)
@@ -129,24 +129,12 @@ func (c *lsCmd) run(r *runner) error {
 		}
 	}
 	if r.g.JSON {
-		args := []string{}
-		if c.Status != "" {
-			args = append(args, "--status", c.Status)
+		o := r.op("task-list", false)
+		ans, err := o.ListFlags(&task.ListRequest{Status: task.Status(c.Status), ParentID: parent, All: c.All})
+		if res, ok := ans.(*store.ListResult); ok && err == nil && (c.Owner != "" || len(c.Text) > 0) {
+			narrowList(res, c)
 		}
-		if parent != "" {
-			args = append(args, "--parent", parent)
-		}
-		if c.All {
-			args = append(args, "--all")
-		}
-		a := r.call(cli.TaskList, args...)
-		if a.exit == 0 && (c.Owner != "" || len(c.Text) > 0) {
-			a.stdout, err = narrowList(a.stdout, p, c)
-			if err != nil {
-				return err
-			}
-		}
-		return r.passJSON(a)
+		return r.passJSON(o.result(ans, errcode.ExitOK, err))
 	}
 	v, err := load(p.Store, true)
 	if err != nil {
@@ -187,11 +175,7 @@ func (c *lsCmd) run(r *runner) error {
 
 // narrowList keeps the entries of a task-list answer that pass ls's
 // --owner and TEXT filters (the plumbing's own shape, fewer entries).
-func narrowList(doc []byte, p *cli.Project, c *lsCmd) ([]byte, error) {
-	var res store.ListResult
-	if err := json.Unmarshal(firstLine(doc), &res); err != nil {
-		return nil, errcode.Wrap(errcode.InternalError, err, "reading task-list's answer")
-	}
+func narrowList(res *store.ListResult, c *lsCmd) {
 	kept := res.Tasks[:0]
 	for _, s := range res.Tasks {
 		if c.matches(&task.Task{Subject: s.Subject, Owner: s.Owner}) {
@@ -199,8 +183,6 @@ func narrowList(doc []byte, p *cli.Project, c *lsCmd) ([]byte, error) {
 		}
 	}
 	res.Tasks = kept
-	b, err := json.Marshal(&res, json.Deterministic(true))
-	return append(b, '\n'), err
 }
 
 // problems notes unreadable files on stderr, once per listing.
@@ -267,7 +249,8 @@ Pending tasks whose blockers are all completed: the ones that can start now, hig
 
 func (c *readyCmd) run(r *runner) error {
 	if r.g.JSON {
-		return r.passJSON(r.call(cli.TaskList, "--ready"))
+		_, a := r.listOp(&task.ListRequest{Ready: true})
+		return r.passJSON(a)
 	}
 	v, err := r.listing(true)
 	if err != nil {
@@ -310,8 +293,10 @@ waiting for it (with their states), its plan item, its notepad, description and 
 }
 
 func (c *showCmd) run(r *runner) error {
-	if r.g.JSON { // the plumbing resolves the handle: its own errors too
-		return r.passJSON(r.call(cli.TaskGet, c.ID))
+	if r.g.JSON { // task-get's operation resolves the handle: its own errors too
+		o := r.op("task-get", false)
+		ans, err := o.GetHandle(c.ID, false)
+		return r.passJSON(o.result(ans, errcode.ExitOK, err))
 	}
 	p, v, t, err := r.target(c.ID)
 	if err != nil {
@@ -486,52 +471,30 @@ func (c *addCmd) run(r *runner) error {
 	if err != nil {
 		return err
 	}
-	args := []string{"--subject=" + subject} // "=": a subject may start with "-"
-	if len(after) > 0 {
-		args = append(args, "--blocked-by", strings.Join(after, ","))
-	}
-	if len(blocks) > 0 {
-		args = append(args, "--blocks", strings.Join(blocks, ","))
-	}
 	parent := ""
 	if c.Parent != "" {
 		if parent, err = r.resolve(p, c.Parent); err != nil {
 			return err
 		}
-		args = append(args, "--parent", parent)
 	}
-	if c.Priority != "" {
-		args = append(args, "--priority", c.Priority)
+	o := r.op("task-create", true)
+	res, err := o.CreateFlags(task.CreateItem{Subject: subject, BlockedBy: after, Blocks: blocks, ParentID: parent,
+		Priority: task.Priority(c.Priority), Description: c.Description, Owner: c.Owner})
+	exit := errcode.ExitOK
+	if err == nil {
+		exit = ops.CreateExit(res)
 	}
-	if c.Description != "" {
-		args = append(args, "--description="+c.Description)
-	}
-	if c.Owner != "" {
-		args = append(args, "--owner="+c.Owner)
-	}
-	a := r.call(cli.TaskCreate, args...)
 	if r.g.JSON {
-		return r.passJSON(a)
+		return r.passJSON(o.result(res, exit, err))
 	}
-	var res struct {
-		Tasks []struct {
-			ID           string `json:"id"`
-			Subject      string `json:"subject"`
-			Deduplicated bool   `json:"deduplicated"`
-		} `json:"tasks"`
-		Errors []struct {
-			Error   errcode.Code `json:"error"`
-			Message string       `json:"message"`
-		} `json:"errors"`
+	if err != nil {
+		return err
 	}
-	if a.exit != 0 && a.exit != errcode.ExitPartial {
-		if json.Unmarshal(firstLine(a.stdout), &res, json.RejectUnknownMembers(false)) == nil && len(res.Errors) > 0 {
-			return &errcode.Error{Code: res.Errors[0].Error, Message: res.Errors[0].Message}
-		}
-		return r.check(a)
+	if len(res.Errors) > 0 && len(res.Tasks) == 0 {
+		return &errcode.Error{Code: res.Errors[0].Error, Message: res.Errors[0].Message}
 	}
-	if err := json.Unmarshal(firstLine(a.stdout), &res, json.RejectUnknownMembers(false)); err != nil || len(res.Tasks) != 1 {
-		return errcode.New(errcode.InternalError, "unexpected task-create answer: %s", strings.TrimSpace(string(a.stdout)))
+	if len(res.Tasks) != 1 {
+		return errcode.New(errcode.InternalError, "task-create answered %d tasks for one", len(res.Tasks))
 	}
 	v, err := load(p.Store, false)
 	if err != nil {
@@ -634,32 +597,26 @@ func (c *claimCmd) run(r *runner) error {
 	if owner == "" {
 		return errcode.New(errcode.InvalidArguments, "who claims? give --owner NAME (or set $MATRIXX_OWNER, git config user.name or $USER)")
 	}
-	args := []string{}
-	if c.ID != "" && r.g.JSON {
-		args = append(args, c.ID) // the plumbing resolves it: its own errors too
-	} else if c.ID != "" {
-		id, err := r.resolve(p, c.ID)
-		if err != nil {
+	id := c.ID
+	if id != "" && !r.g.JSON { // with --json, task-claim's operation resolves it: its own errors too
+		if id, err = r.resolve(p, c.ID); err != nil {
 			return err
 		}
-		args = append(args, id)
 	}
-	args = append(args, "--owner", owner)
+	var lease time.Duration
 	if c.Lease != "" {
-		args = append(args, "--lease", c.Lease)
+		if lease, err = time.ParseDuration(c.Lease); err != nil || lease <= 0 {
+			return errcode.New(errcode.InvalidArguments, "--lease %q: give a duration such as 15m or 2h", c.Lease)
+		}
 	}
-	a := r.call(cli.TaskClaim, args...)
+	o := r.op("task-claim", true)
+	res, err := o.ClaimFlags(id, owner, lease, "")
+	a := o.result(res, errcode.ExitOK, err)
 	if r.g.JSON {
 		return r.passJSON(a)
 	}
 	if err := r.check(a); err != nil {
 		return r.refused(p, err)
-	}
-	var res struct {
-		Task *task.Task `json:"task"`
-	}
-	if err := json.Unmarshal(firstLine(a.stdout), &res, json.RejectUnknownMembers(false)); err != nil {
-		return errcode.New(errcode.InternalError, "unexpected task-claim answer: %s", strings.TrimSpace(string(a.stdout)))
 	}
 	if res.Task == nil {
 		fmt.Fprintln(r.stdout, "nothing to claim: no task is ready (matrixx ls shows what waits)")
@@ -679,7 +636,7 @@ func (c *claimCmd) run(r *runner) error {
 
 // refused turns the plumbing's refusal of a task write into one line for
 // people: its ids as handles, and what to type instead.
-func (r *runner) refused(p *cli.Project, err error) error {
+func (r *runner) refused(p *ops.Project, err error) error {
 	e := errcode.As(err)
 	v, lerr := load(p.Store, false)
 	if lerr != nil {
@@ -727,7 +684,8 @@ document (without these checks: the plumbing's own rules).`
 
 func (c *doneCmd) run(r *runner) error {
 	if r.g.JSON {
-		return r.passJSON(r.call(cli.TaskUpdate, c.ID, "--status", "completed"))
+		_, a := r.updateOp(&task.UpdateRequest{ID: c.ID, Status: ptr(task.Completed)})
+		return r.passJSON(a)
 	}
 	p, v, t, err := r.target(c.ID)
 	if err != nil {
@@ -747,11 +705,8 @@ func (c *doneCmd) run(r *runner) error {
 	}
 	// Compare-and-swap: written only if nobody changed status or owner
 	// since the checks above.
-	args := []string{id, "--status", "completed", "--expect-status", string(t.Status), "--expect-owner=" + t.Owner}
-	if c.Force {
-		args = append(args, "--force")
-	}
-	a := r.call(cli.TaskUpdate, args...)
+	status, owner := t.Status, t.Owner
+	_, a := r.updateOp(&task.UpdateRequest{ID: id, Status: ptr(task.Completed), Expect: &task.Expect{Status: &status, Owner: &owner}, Force: c.Force})
 	a.stderr = nil // "unchanged" notes: said below in words
 	if err := r.check(a); err != nil {
 		return r.refused(p, err)
@@ -786,21 +741,15 @@ func (c *doneCmd) run(r *runner) error {
 // failure leaves the task completed: it is said on stderr with the command
 // that retries, and done still exits 0.
 func (r *runner) syncPlan(name string) {
-	a := r.call(cli.Plan, "sync", name)
-	if err := r.check(a); err != nil {
+	o := r.op("plan", true)
+	res, err := o.PlanSync(name)
+	if err := r.check(o.result(res, errcode.ExitOK, err)); err != nil {
 		e := errcode.As(err)
 		fmt.Fprintf(r.stderr, "%s: the plan %s was not updated: %s; plan sync %s ticks its items (matrixx plan %s shows it)\n",
 			Name, clean(name), clean(e.Message), clean(name), clean(name))
 		return
 	}
-	var res struct {
-		Checked  []int `json:"checked"`
-		Progress struct {
-			Done  int `json:"done"`
-			Total int `json:"total"`
-		} `json:"progress"`
-	}
-	if json.Unmarshal(firstLine(a.stdout), &res, json.RejectUnknownMembers(false)) != nil || len(res.Checked) == 0 {
+	if len(res.Checked) == 0 {
 		return
 	}
 	items := make([]string, len(res.Checked))
@@ -842,11 +791,8 @@ completed and deleted tasks are left out (and so are their subtrees' finished pa
 
 func (c *treeCmd) run(r *runner) error {
 	if r.g.JSON {
-		args := []string{}
-		if c.All {
-			args = append(args, "--all")
-		}
-		return r.passJSON(r.call(cli.TaskList, args...))
+		_, a := r.listOp(&task.ListRequest{All: c.All})
+		return r.passJSON(a)
 	}
 	v, err := r.listing(false)
 	if err != nil {

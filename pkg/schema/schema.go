@@ -23,11 +23,12 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hashline"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
@@ -271,7 +272,7 @@ func mustFor[T any](input bool) *jsonschema.Schema {
 
 // answer is the output schema: anyOf the answers and the error envelope.
 func answer(desc string, answers ...*jsonschema.Schema) *jsonschema.Schema {
-	env := mustFor[cli.ErrorAnswer](false)
+	env := mustFor[contract.ErrorAnswer](false)
 	env.Description = "The flat error envelope: nothing was done (exit 1 tool error, 2 usage error)."
 	return &jsonschema.Schema{Description: desc, AnyOf: append(answers, env)}
 }
@@ -288,10 +289,10 @@ func Docs() []Doc {
 	list := mustFor[task.ListRequest](true)
 	list.Properties["status"].Enum = append(list.Properties["status"].Enum, "")
 	list.Properties["status"].Description = "Only tasks with this status (\"\" or absent: pending and in_progress)."
-	mismatch := mustFor[cli.MismatchAnswer](false)
+	mismatch := mustFor[contract.MismatchAnswer](false)
 	mismatch.Description = "anchor_mismatch: nothing was written; the mismatches carry the current lines with fresh anchors."
 	links := func() *jsonschema.Schema {
-		s := mustFor[cli.LinkAnswer](false)
+		s := mustFor[contract.LinkAnswer](false)
 		s.Description = "plan_link_broken: a task's link to its plan item cannot be followed by the item's text; nothing was changed, the links carry the candidate items."
 		return s
 	}
@@ -320,14 +321,14 @@ func Docs() []Doc {
 		{Name: "task-doctor", Command: "task-doctor", Input: mustFor[doctorInput](true),
 			Output: answer("task-doctor's report (exit 1 when it found errors, or warnings under strict), or the error envelope.", mustFor[store.DoctorReport](false))},
 		{Name: "where", Command: "--where",
-			Output: answer("--where's answer (every task binary, and plan --where SUBCOMMAND): what the command would use and why; nothing is read or written.", mustFor[cli.WhereAnswer](false))},
+			Output: answer("--where's answer (every task binary, and plan --where SUBCOMMAND): what the command would use and why; nothing is read or written.", mustFor[ops.WhereAnswer](false))},
 		{Name: "matrixx-hook", Command: "matrixx-hook", Input: hookInput(),
 			Output: answer("matrixx-hook's answer: a PreToolUse denial, a Stop/SubagentStop block, added context (SessionStart), or the error envelope of a usage error; no output at all means no opinion.",
 				mustFor[hook.PreToolUseAnswer](false), mustFor[hook.StopAnswer](false), mustFor[hook.ContextAnswer](false), mustFor[hook.PostToolUseAnswer](false))},
 		{Name: "plan-create", Command: "plan create",
 			Output: answer("plan create's answer, or the error envelope.", mustFor[plan.Created](false))},
 		{Name: "plan-read", Command: "plan read --json",
-			Output: answer("plan read --json's answer, or the error envelope.", mustFor[cli.PlanReadAnswer](false))},
+			Output: answer("plan read --json's answer, or the error envelope.", mustFor[contract.PlanReadAnswer](false))},
 		{Name: "plan-update", Command: "plan update", Input: mustFor[planUpdateInput](true),
 			Output: answer("plan update's answer, the anchor_mismatch answer, or the error envelope.", mustFor[plan.Updated](false), mismatch)},
 		{Name: "plan-list", Command: "plan list",

@@ -57,15 +57,10 @@ type Store struct {
 	Now func() time.Time
 	// Log receives human-readable notes (migration, recovered locks); may be nil.
 	Log io.Writer
-	// OnLock, when set, is told how each lock acquisition went (traces,
-	// benchmarks).
-	OnLock func(lock.Stats)
-	// Debug adds notes about internal decisions (dedup index rebuilds) to Log.
+	// Debug adds notes about internal decisions to Log (MATRIXX_DEBUG):
+	// how each lock acquisition went, dedup index rebuilds, a list index
+	// that could not be written.
 	Debug bool
-	// AfterLockCheck, when set, runs right after each write's last lock
-	// ownership check and before its replace: fault tests stop the process
-	// there (MATRIXX_FAULT_STOP_AFTER_LOCK_CHECK) to prove the fencing.
-	AfterLockCheck func()
 	// ListIndex, when set, is the list index file (ListIndexPath,
 	// docs/design.md S46) that serves task-list's scans; "" reads every
 	// file.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/go-json-experiment/json"
+
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
@@ -94,8 +96,9 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 	if err != nil {
 		return err
 	}
-	if s.OnLock != nil {
-		s.OnLock(l.Stats)
+	if s.Debug {
+		b, _ := json.Marshal(l.Stats)
+		s.logf("debug: lock %s", b)
 	}
 	if l.Stats.Evicted > 0 {
 		s.logf("recovered a stale lock in %s", s.Dir)
@@ -193,12 +196,12 @@ func (tx *txn) writeAt(t *task.Task, mtime time.Time) error {
 		expect = &durable.Expect{Data: old}
 	}
 	before := tx.l.Check
-	if tx.s.AfterLockCheck != nil {
+	if faultBuild {
 		before = func() error {
 			if err := tx.l.Check(); err != nil {
 				return err
 			}
-			tx.s.AfterLockCheck()
+			afterLockCheck()
 			return nil
 		}
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/hookcmd"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
@@ -42,7 +43,7 @@ var mains = map[string]func([]string, io.Reader, io.Writer, io.Writer) int{
 	"task-cleanup": cli.TaskCleanup,
 	"task-claim":   cli.TaskClaim,
 	"task-doctor":  cli.TaskDoctor,
-	"matrixx-hook": cli.MatrixxHook,
+	"matrixx-hook": hookcmd.Main,
 	"plan":         cli.Plan,
 }
 

@@ -1,4 +1,4 @@
-package cli
+package hookcmd
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
@@ -57,13 +58,13 @@ type settingsFile struct {
 // files whose hooks Claude Code runs together with it: the user settings,
 // and the project's shared and local settings (those of the project found
 // from the working directory, or -C, when installing with --user).
-func (f *settingsFlags) files(a *app) (settingsFile, []settingsFile, error) {
+func (f *settingsFlags) files(a *app.App) (settingsFile, []settingsFile, error) {
 	var all []settingsFile
-	home, herr := a.env.Home()
+	home, herr := a.Env.Home()
 	if herr == nil && home != "" {
 		all = append(all, settingsFile{filepath.Join(home, ".claude", "settings.json"), "--user"})
 	}
-	root, err := project.Root(f.Dir, a.env)
+	root, err := project.Root(f.Dir, a.Env)
 	if err != nil && !f.User {
 		return settingsFile{}, nil, errcode.Wrap(errcode.InternalError, err, "finding the project root")
 	}
@@ -141,7 +142,7 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
-func (c *installCmd) run(a *app) error {
+func (c *installCmd) run(a *app.App) error {
 	if h, ok := c.otherHost(); ok {
 		return c.installHost(a, h)
 	}
@@ -175,7 +176,7 @@ func (c *installCmd) run(a *app) error {
 		return err
 	}
 	if c.Print {
-		_, _ = a.stdout.Write(res.Data)
+		_, _ = a.Stdout.Write(res.Data)
 		return nil
 	}
 	if err := c.checkOthers(a, others, command, res.Changed); err != nil {
@@ -189,14 +190,14 @@ func (c *installCmd) run(a *app) error {
 		return err
 	}
 	if res.Changed && c.Shared {
-		fmt.Fprintf(a.stdout, "%s: commit %s with the skill and commands next to it (.claude/skills, .claude/commands); everyone using it needs %s on PATH\n", a.name, path, hook.Binary)
+		fmt.Fprintf(a.Stdout, "%s: commit %s with the skill and commands next to it (.claude/skills, .claude/commands); everyone using it needs %s on PATH\n", a.Name, path, hook.Binary)
 	}
 	if res.HooksDisabled {
-		a.warnf("warning: %s sets \"disableAllHooks\": true: Claude Code runs no hooks while it is set", path)
+		a.Warnf("warning: %s sets \"disableAllHooks\": true: Claude Code runs no hooks while it is set", path)
 	}
 	wrote, err := installGuide(a, filepath.Dir(path))
 	for _, w := range wrote {
-		fmt.Fprintf(a.stdout, "%s: wrote %s\n", a.name, w)
+		fmt.Fprintf(a.Stdout, "%s: wrote %s\n", a.Name, w)
 	}
 	if err != nil {
 		return err
@@ -211,7 +212,7 @@ func (c *installCmd) run(a *app) error {
 // is written and the double run is only warned about). The same command is
 // only noted (Claude Code runs identical commands once). A file that cannot
 // be read is skipped.
-func (c *installCmd) checkOthers(a *app, others []settingsFile, command string, changing bool) error {
+func (c *installCmd) checkOthers(a *app.App, others []settingsFile, command string, changing bool) error {
 	for _, o := range others {
 		data, _, err := readSettings(o.path)
 		if err != nil || data == nil {
@@ -222,7 +223,7 @@ func (c *installCmd) checkOthers(a *app, others []settingsFile, command string, 
 			continue
 		}
 		if in.HooksDisabled {
-			a.warnf("warning: %s sets \"disableAllHooks\": true: Claude Code runs no hooks while it is set", o.path)
+			a.Warnf("warning: %s sets \"disableAllHooks\": true: Claude Code runs no hooks while it is set", o.path)
 		}
 		differs := ""
 		for _, oc := range in.Commands {
@@ -231,16 +232,16 @@ func (c *installCmd) checkOthers(a *app, others []settingsFile, command string, 
 				break
 			}
 		}
-		uninstall := strings.TrimSpace(a.name + " uninstall " + o.flag)
+		uninstall := strings.TrimSpace(a.Name + " uninstall " + o.flag)
 		switch {
 		case differs != "" && !c.Force && changing:
 			return errcode.New(errcode.ValidationError,
 				"%s already runs %s (command %s); installing here too with the command %s would run every hook twice: remove that entry first (%s), or pass --force (nothing was written)",
 				o.path, hook.Binary, differs, command, uninstall)
 		case differs != "":
-			a.warnf("warning: %s also runs %s (command %s): every hook runs twice until you run %s", o.path, hook.Binary, differs, uninstall)
+			a.Warnf("warning: %s also runs %s (command %s): every hook runs twice until you run %s", o.path, hook.Binary, differs, uninstall)
 		case len(in.Commands) > 0:
-			a.warnf("note: %s also runs %s with the same command; Claude Code runs identical commands once, but keep one place (%s removes the other)", o.path, command, uninstall)
+			a.Warnf("note: %s also runs %s with the same command; Claude Code runs identical commands once, but keep one place (%s removes the other)", o.path, command, uninstall)
 		}
 	}
 	return nil
@@ -248,7 +249,7 @@ func (c *installCmd) checkOthers(a *app, others []settingsFile, command string, 
 
 // runSettings removes the hooks from the settings file (run: and then the
 // MCP server of install --mcp).
-func (c *uninstallCmd) runSettings(a *app) error {
+func (c *uninstallCmd) runSettings(a *app.App) error {
 	target, others, err := c.files(a)
 	if err != nil {
 		return err
@@ -261,13 +262,13 @@ func (c *uninstallCmd) runSettings(a *app) error {
 	if orig == nil {
 		if c.Print {
 			// Nothing to print: there is no file, and uninstall makes none.
-			a.warnf("%s does not exist: nothing to remove, no file would be written", path)
+			a.Warnf("%s does not exist: nothing to remove, no file would be written", path)
 			return nil
 		}
-		fmt.Fprintf(a.stdout, "%s: nothing to remove: %s does not exist\n", a.name, path)
+		fmt.Fprintf(a.Stdout, "%s: nothing to remove: %s does not exist\n", a.Name, path)
 		removed, err := uninstallGuide(filepath.Dir(path))
 		for _, r := range removed {
-			fmt.Fprintf(a.stdout, "%s: removed %s\n", a.name, r)
+			fmt.Fprintf(a.Stdout, "%s: removed %s\n", a.Name, r)
 		}
 		return err
 	}
@@ -283,7 +284,7 @@ func (c *uninstallCmd) runSettings(a *app) error {
 	}
 	removed, err := uninstallGuide(filepath.Dir(path))
 	for _, r := range removed {
-		fmt.Fprintf(a.stdout, "%s: removed %s\n", a.name, r)
+		fmt.Fprintf(a.Stdout, "%s: removed %s\n", a.Name, r)
 	}
 	if err != nil {
 		return err
@@ -294,7 +295,7 @@ func (c *uninstallCmd) runSettings(a *app) error {
 			continue
 		}
 		if in, err := hook.Inspect(data); err == nil && len(in.Commands) > 0 {
-			a.warnf("note: %s still runs %s (%s removes it)", o.path, hook.Binary, strings.TrimSpace(a.name+" uninstall "+o.flag))
+			a.Warnf("note: %s still runs %s (%s removes it)", o.path, hook.Binary, strings.TrimSpace(a.Name+" uninstall "+o.flag))
 		}
 	}
 	return nil
@@ -325,22 +326,22 @@ func claudeDroppedNote(path string) string {
 // changed) and says so on stdout: "already installed in WHERE (command
 // COMMAND)", or "installed in WHERE: EVENTS run COMMAND" with the events
 // of entries; droppedNote is warned when the rewrite dropped comments.
-func saveInstall(a *app, file, where, command string, entries []hook.Entry, res hook.SettingsResult, mode fs.FileMode, droppedNote string) error {
+func saveInstall(a *app.App, file, where, command string, entries []hook.Entry, res hook.SettingsResult, mode fs.FileMode, droppedNote string) error {
 	if !res.Changed {
-		fmt.Fprintf(a.stdout, "%s: already installed in %s (command %s)\n", a.name, where, command)
+		fmt.Fprintf(a.Stdout, "%s: already installed in %s (command %s)\n", a.Name, where, command)
 		return nil
 	}
 	if err := writeSettings(file, res.Data, mode); err != nil {
 		return err
 	}
 	if res.DroppedComments {
-		a.warnf("%s", droppedNote)
+		a.Warnf("%s", droppedNote)
 	}
 	var events []string
 	for _, e := range entries {
 		events = append(events, e.Event)
 	}
-	fmt.Fprintf(a.stdout, "%s: installed in %s: %s run %s\n", a.name, where, strings.Join(events, ", "), command)
+	fmt.Fprintf(a.Stdout, "%s: installed in %s: %s run %s\n", a.Name, where, strings.Join(events, ", "), command)
 	return nil
 }
 
@@ -352,32 +353,32 @@ func saveInstall(a *app, file, where, command string, entries []hook.Entry, res 
 // than an empty {} left behind; a linked file is the user's own: written,
 // never removed); else the file rewritten, warning droppedNote (when not
 // empty) if that dropped comments.
-func saveUninstall(a *app, print bool, path, file string, res hook.SettingsResult, mode fs.FileMode, droppedNote string) (printed bool, err error) {
+func saveUninstall(a *app.App, print bool, path, file string, res hook.SettingsResult, mode fs.FileMode, droppedNote string) (printed bool, err error) {
 	removes := res.Changed && res.Empty && file == path
 	if print {
 		if removes {
-			a.warnf("%s holds nothing but its hooks: uninstall would remove the file", path)
+			a.Warnf("%s holds nothing but its hooks: uninstall would remove the file", path)
 			return true, nil
 		}
-		_, _ = a.stdout.Write(res.Data)
+		_, _ = a.Stdout.Write(res.Data)
 		return true, nil
 	}
 	switch {
 	case !res.Changed:
-		fmt.Fprintf(a.stdout, "%s: nothing to remove in %s\n", a.name, path)
+		fmt.Fprintf(a.Stdout, "%s: nothing to remove in %s\n", a.Name, path)
 	case removes:
 		if err := os.Remove(path); err != nil {
 			return false, errcode.Wrap(errcode.InternalError, err, "removing %s", path)
 		}
-		fmt.Fprintf(a.stdout, "%s: removed its hooks from %s; nothing else was in it, so the file is gone\n", a.name, path)
+		fmt.Fprintf(a.Stdout, "%s: removed its hooks from %s; nothing else was in it, so the file is gone\n", a.Name, path)
 	default:
 		if err := writeSettings(file, res.Data, mode); err != nil {
 			return false, err
 		}
 		if res.DroppedComments && droppedNote != "" {
-			a.warnf("%s", droppedNote)
+			a.Warnf("%s", droppedNote)
 		}
-		fmt.Fprintf(a.stdout, "%s: removed its hooks from %s\n", a.name, path)
+		fmt.Fprintf(a.Stdout, "%s: removed its hooks from %s\n", a.Name, path)
 	}
 	return false, nil
 }

@@ -1,8 +1,9 @@
-package cli
+package hookcmd
 
 import (
 	"fmt"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
@@ -20,15 +21,15 @@ func (f hostFlag) otherHost() (hook.Host, bool) {
 }
 
 // hostFile is the settings file of a host that the flags name.
-func hostFile(a *app, f *settingsFlags, h hook.Host) (string, error) {
-	home, herr := a.env.Home()
+func hostFile(a *app.App, f *settingsFlags, h hook.Host) (string, error) {
+	home, herr := a.Env.Home()
 	if f.User {
 		if herr != nil || home == "" {
 			return "", errcode.New(errcode.InternalError, "cannot find your home directory for --user")
 		}
-		return hook.HostSettings(h, "", home, a.env.Getenv("CODEX_HOME"), true), nil
+		return hook.HostSettings(h, "", home, a.Env.Getenv("CODEX_HOME"), true), nil
 	}
-	root, err := project.Root(f.Dir, a.env)
+	root, err := project.Root(f.Dir, a.Env)
 	if err != nil {
 		return "", errcode.Wrap(errcode.InternalError, err, "finding the project root")
 	}
@@ -39,7 +40,7 @@ func hostFile(a *app, f *settingsFlags, h hook.Host) (string, error) {
 // in the host's settings file, running this binary with --host; every
 // other key, event and hook of the file stays. Running it again changes
 // nothing.
-func (c *installCmd) installHost(a *app, h hook.Host) error {
+func (c *installCmd) installHost(a *app.App, h hook.Host) error {
 	path, err := hostFile(a, &c.settingsFlags, h)
 	if err != nil {
 		return err
@@ -61,7 +62,7 @@ func (c *installCmd) installHost(a *app, h hook.Host) error {
 		return errcode.New(errcode.ValidationError, "%s: %v; fix the file and run install again (nothing was written)", path, err)
 	}
 	if c.Print {
-		_, _ = a.stdout.Write(res.Data)
+		_, _ = a.Stdout.Write(res.Data)
 		return nil
 	}
 	if err := saveInstall(a, file, path, command, hook.HostEntries(h), res, mode, "note: "+path+" had comments, which the rewritten file does not keep"); err != nil {
@@ -69,16 +70,16 @@ func (c *installCmd) installHost(a *app, h hook.Host) error {
 	}
 	switch h {
 	case hook.HostCodex:
-		a.warnf("note: Codex CLI runs hooks only once you trust them: review and trust them with /hooks in codex (it records the trust in config.toml), or run codex exec --dangerously-bypass-hook-trust in automation; a project's .codex/ is read only in a trusted project (docs/hosts.md)")
+		a.Warnf("note: Codex CLI runs hooks only once you trust them: review and trust them with /hooks in codex (it records the trust in config.toml), or run codex exec --dangerously-bypass-hook-trust in automation; a project's .codex/ is read only in a trusted project (docs/hosts.md)")
 	case hook.HostGemini:
-		a.warnf("note: Gemini CLI asks once before it runs a project's hooks and remembers the answer in ~/.gemini/trusted_hooks.json (docs/hosts.md)")
+		a.Warnf("note: Gemini CLI asks once before it runs a project's hooks and remembers the answer in ~/.gemini/trusted_hooks.json (docs/hosts.md)")
 	}
 	return nil
 }
 
 // uninstallHost removes our entries from the host's settings file (and
 // the file, when nothing else was in it).
-func (c *uninstallCmd) uninstallHost(a *app, h hook.Host) error {
+func (c *uninstallCmd) uninstallHost(a *app.App, h hook.Host) error {
 	path, err := hostFile(a, &c.settingsFlags, h)
 	if err != nil {
 		return err
@@ -88,7 +89,7 @@ func (c *uninstallCmd) uninstallHost(a *app, h hook.Host) error {
 		return err
 	}
 	if orig == nil {
-		fmt.Fprintf(a.stdout, "%s: nothing to remove: %s does not exist\n", a.name, path)
+		fmt.Fprintf(a.Stdout, "%s: nothing to remove: %s does not exist\n", a.Name, path)
 		return nil
 	}
 	res, err := hook.Uninstall(orig)

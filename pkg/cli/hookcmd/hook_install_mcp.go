@@ -1,10 +1,11 @@
-package cli
+package hookcmd
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
@@ -22,8 +23,8 @@ type mcpFlags struct {
 }
 
 // mcpJSONPath is the project's .mcp.json.
-func mcpJSONPath(a *app, dir string) (string, error) {
-	root, err := project.Root(dir, a.env)
+func mcpJSONPath(a *app.App, dir string) (string, error) {
+	root, err := project.Root(dir, a.Env)
 	if err != nil {
 		return "", errcode.Wrap(errcode.InternalError, err, "finding the project root")
 	}
@@ -49,7 +50,7 @@ func (c *installCmd) installMCPSettings(res *hook.SettingsResult, path string) e
 
 // checkMCPJSON refuses, before anything is written, an .mcp.json install
 // --mcp cannot edit.
-func (c *installCmd) checkMCPJSON(a *app) error {
+func (c *installCmd) checkMCPJSON(a *app.App) error {
 	if !c.MCP {
 		return nil
 	}
@@ -68,7 +69,7 @@ func (c *installCmd) checkMCPJSON(a *app) error {
 }
 
 // installMCPJSON writes the .mcp.json entry (after the settings).
-func (c *installCmd) installMCPJSON(a *app) error {
+func (c *installCmd) installMCPJSON(a *app.App) error {
 	if !c.MCP || c.Print {
 		return nil
 	}
@@ -89,20 +90,20 @@ func (c *installCmd) installMCPJSON(a *app) error {
 		return errcode.New(errcode.ValidationError, "%s: %v", path, err)
 	}
 	if !res.Changed {
-		fmt.Fprintf(a.stdout, "%s: MCP server %s already registered in %s\n", a.name, hook.MCPServer, path)
+		fmt.Fprintf(a.Stdout, "%s: MCP server %s already registered in %s\n", a.Name, hook.MCPServer, path)
 		return nil
 	}
 	if err := writeSettings(file, res.Data, mode); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "%s: registered MCP server %s in %s (command %s, from PATH); Claude Code names its tools mcp__%s__*\n", a.name, hook.MCPServer, path, hook.MCPBinary, hook.MCPServer)
+	fmt.Fprintf(a.Stdout, "%s: registered MCP server %s in %s (command %s, from PATH); Claude Code names its tools mcp__%s__*\n", a.Name, hook.MCPServer, path, hook.MCPBinary, hook.MCPServer)
 	return nil
 }
 
 // uninstallMCPSettings removes "matrixx" from enabledMcpjsonServers in the
 // settings uninstall is about to write, unless .mcp.json's "matrixx" is
 // someone else's server.
-func (c *uninstallCmd) uninstallMCPSettings(a *app, res *hook.SettingsResult) error {
+func (c *uninstallCmd) uninstallMCPSettings(a *app.App, res *hook.SettingsResult) error {
 	if path, err := mcpJSONPath(a, c.Dir); err == nil {
 		if data, _, err := readSettings(path); err == nil {
 			if command, ok := hook.MCPEntry(data); ok && !hook.IsOurMCP(command) {
@@ -120,7 +121,7 @@ func (c *uninstallCmd) uninstallMCPSettings(a *app, res *hook.SettingsResult) er
 }
 
 // run removes the hooks, then the MCP server of install --mcp.
-func (c *uninstallCmd) run(a *app) error {
+func (c *uninstallCmd) run(a *app.App) error {
 	if h, ok := c.otherHost(); ok {
 		return c.uninstallHost(a, h)
 	}
@@ -132,7 +133,7 @@ func (c *uninstallCmd) run(a *app) error {
 
 // uninstallMCPJSON removes our .mcp.json entry, and the file when nothing
 // else was in it.
-func (c *uninstallCmd) uninstallMCPJSON(a *app) error {
+func (c *uninstallCmd) uninstallMCPJSON(a *app.App) error {
 	if c.Print {
 		return nil
 	}
@@ -150,7 +151,7 @@ func (c *uninstallCmd) uninstallMCPJSON(a *app) error {
 	}
 	res, err := hook.RemoveMCPServer(data)
 	if err != nil {
-		a.warnf("warning: %s: %v; left as it is", path, err)
+		a.Warnf("warning: %s: %v; left as it is", path, err)
 		return nil
 	}
 	if !res.Changed {
@@ -160,12 +161,12 @@ func (c *uninstallCmd) uninstallMCPJSON(a *app) error {
 		if err := os.Remove(path); err != nil {
 			return errcode.Wrap(errcode.InternalError, err, "removing %s", path)
 		}
-		fmt.Fprintf(a.stdout, "%s: removed MCP server %s from %s; nothing else was in it, so the file is gone\n", a.name, hook.MCPServer, path)
+		fmt.Fprintf(a.Stdout, "%s: removed MCP server %s from %s; nothing else was in it, so the file is gone\n", a.Name, hook.MCPServer, path)
 		return nil
 	}
 	if err := writeSettings(file, res.Data, mode); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "%s: removed MCP server %s from %s\n", a.name, hook.MCPServer, path)
+	fmt.Fprintf(a.Stdout, "%s: removed MCP server %s from %s\n", a.Name, hook.MCPServer, path)
 	return nil
 }

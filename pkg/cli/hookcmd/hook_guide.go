@@ -1,4 +1,4 @@
-package cli
+package hookcmd
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
@@ -23,7 +24,7 @@ import (
 
 // installGuide writes the guide files under dir (a .claude directory) and
 // returns the paths it wrote.
-func installGuide(a *app, dir string) ([]string, error) {
+func installGuide(a *app.App, dir string) ([]string, error) {
 	var wrote []string
 	for _, g := range hook.GuideFiles() {
 		path := filepath.Join(dir, filepath.FromSlash(g.Path))
@@ -32,7 +33,7 @@ func installGuide(a *app, dir string) ([]string, error) {
 		case err != nil:
 			return wrote, err
 		case old != nil && !hook.IsOurGuide(old):
-			a.warnf("warning: %s exists and was not written by %s: left as it is", path, a.name)
+			a.Warnf("warning: %s exists and was not written by %s: left as it is", path, a.Name)
 			continue
 		case old != nil && bytes.Equal(old, []byte(g.Content)):
 			continue
@@ -110,7 +111,7 @@ type snippetCmd struct {
 
 func (c *snippetCmd) setRoot(h *hookCmd) { c.root, c.self = h, c }
 func (c *snippetCmd) BeforeApply() error { c.choose(); return nil }
-func (c *snippetCmd) run(a *app) error {
-	_, err := fmt.Fprint(a.stdout, hook.Snippet)
+func (c *snippetCmd) run(a *app.App) error {
+	_, err := fmt.Fprint(a.Stdout, hook.Snippet)
 	return err
 }

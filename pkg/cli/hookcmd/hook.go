@@ -1,4 +1,4 @@
-package cli
+package hookcmd
 
 import (
 	"io"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
@@ -69,12 +70,12 @@ type hookCmd struct {
 	chosen command
 }
 
-// MatrixxHook is the matrixx-hook binary (spec §8, DESIGN §3). While
+// Main is the matrixx-hook binary (spec §8, DESIGN §3). While
 // handling an event it follows the host's protocol: at most one JSON object
 // on stdout and exit status 0; it never exits 2, which the host would read
 // as a block (D2). Without arguments it skips command-line parsing
 // altogether (it runs before every tool call). Usage errors exit 1.
-func MatrixxHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		r := &hook.Runner{Env: project.OS(), Stdout: stdout, Stderr: stderr}
 		return r.Run(hook.Dispatch, stdin)
@@ -89,18 +90,23 @@ func MatrixxHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, sub := range []interface{ setRoot(*hookCmd) }{&c.Dispatch, &c.Guard, &c.Notepad, &c.Continue, &c.SessionStart, &c.Install, &c.Uninstall, &c.Snippet, &c.Accept, &c.Continuation} {
 		sub.setRoot(c)
 	}
-	status := run("matrixx-hook", hookHelp, c, args, stdin, stdout, stderr)
+	status := app.Run("matrixx-hook", hookHelp, c, c.run, args, stdin, stdout, stderr)
 	if status == errcode.ExitStatus(errcode.New(errcode.InvalidArguments, "")) {
 		status = 1 // never 2: a host reads 2 as "block"
 	}
 	return status
 }
 
-func (c *hookCmd) run(a *app) error {
+func (c *hookCmd) run(a *app.App) error {
 	if c.chosen == nil {
 		return c.Dispatch.run(a)
 	}
 	return c.chosen.run(a)
+}
+
+// command is a subcommand that can run.
+type command interface {
+	run(a *app.App) error
 }
 
 // sub is embedded by every subcommand: it records itself as the chosen one
@@ -133,13 +139,13 @@ func hostOnly(args []string) (hook.Host, bool) {
 }
 
 // event runs one hook mode on stdin.
-func event(a *app, f eventFlags, mode hook.Mode) error {
+func event(a *app.App, f eventFlags, mode hook.Mode) error {
 	host, err := hook.ParseHost(f.Host)
 	if err != nil {
 		return errcode.New(errcode.InvalidArguments, "%v", err)
 	}
-	r := &hook.Runner{Env: a.env, Stdout: a.stdout, Stderr: a.stderr, Dir: f.Dir, Host: host}
-	a.exit = r.Run(mode, a.stdin)
+	r := &hook.Runner{Env: a.Env, Stdout: a.Stdout, Stderr: a.Stderr, Dir: f.Dir, Host: host}
+	a.Exit = r.Run(mode, a.Stdin)
 	return nil
 }
 
@@ -148,21 +154,21 @@ type dispatchCmd struct {
 	eventFlags
 }
 
-func (c *dispatchCmd) setRoot(h *hookCmd)     { c.root, c.self = h, c }
-func (c *dispatchCmd) BeforeApply() error     { c.choose(); return nil }
-func (c *dispatchCmd) run(a *app) error       { return event(a, c.eventFlags, hook.Dispatch) }
-func (c *guardCmd) setRoot(h *hookCmd)        { c.root, c.self = h, c }
-func (c *guardCmd) BeforeApply() error        { c.choose(); return nil }
-func (c *guardCmd) run(a *app) error          { return event(a, c.eventFlags, hook.Guard) }
-func (c *continueCmd) setRoot(h *hookCmd)     { c.root, c.self = h, c }
-func (c *continueCmd) BeforeApply() error     { c.choose(); return nil }
-func (c *continueCmd) run(a *app) error       { return event(a, c.eventFlags, hook.Continue) }
-func (c *notepadCmd) setRoot(h *hookCmd)      { c.root, c.self = h, c }
-func (c *notepadCmd) BeforeApply() error      { c.choose(); return nil }
-func (c *notepadCmd) run(a *app) error        { return event(a, c.eventFlags, hook.Notepad) }
-func (c *sessionStartCmd) setRoot(h *hookCmd) { c.root, c.self = h, c }
-func (c *sessionStartCmd) BeforeApply() error { c.choose(); return nil }
-func (c *sessionStartCmd) run(a *app) error   { return event(a, c.eventFlags, hook.Start) }
+func (c *dispatchCmd) setRoot(h *hookCmd)       { c.root, c.self = h, c }
+func (c *dispatchCmd) BeforeApply() error       { c.choose(); return nil }
+func (c *dispatchCmd) run(a *app.App) error     { return event(a, c.eventFlags, hook.Dispatch) }
+func (c *guardCmd) setRoot(h *hookCmd)          { c.root, c.self = h, c }
+func (c *guardCmd) BeforeApply() error          { c.choose(); return nil }
+func (c *guardCmd) run(a *app.App) error        { return event(a, c.eventFlags, hook.Guard) }
+func (c *continueCmd) setRoot(h *hookCmd)       { c.root, c.self = h, c }
+func (c *continueCmd) BeforeApply() error       { c.choose(); return nil }
+func (c *continueCmd) run(a *app.App) error     { return event(a, c.eventFlags, hook.Continue) }
+func (c *notepadCmd) setRoot(h *hookCmd)        { c.root, c.self = h, c }
+func (c *notepadCmd) BeforeApply() error        { c.choose(); return nil }
+func (c *notepadCmd) run(a *app.App) error      { return event(a, c.eventFlags, hook.Notepad) }
+func (c *sessionStartCmd) setRoot(h *hookCmd)   { c.root, c.self = h, c }
+func (c *sessionStartCmd) BeforeApply() error   { c.choose(); return nil }
+func (c *sessionStartCmd) run(a *app.App) error { return event(a, c.eventFlags, hook.Start) }
 
 type guardCmd struct {
 	sub
@@ -201,18 +207,18 @@ func (c *continuationCmd) BeforeApply() error { c.choose(); return nil }
 
 // run sets or shows the session's continuation and prints
 // {"session":"…","continuation":"on"|"off"}.
-func (c *continuationCmd) run(a *app) error {
-	r := &hook.Runner{Env: a.env, Stdout: a.stdout, Stderr: a.stderr, Dir: c.Dir}
+func (c *continuationCmd) run(a *app.App) error {
+	r := &hook.Runner{Env: a.Env, Stdout: a.Stdout, Stderr: a.Stderr, Dir: c.Dir}
 	var set *bool
 	if c.State != "status" {
 		on := c.State == "on"
 		set = &on
 	}
-	res, err := r.SetContinuation(project.Session(c.Session, a.env), set)
+	res, err := r.SetContinuation(project.Session(c.Session, a.Env), set)
 	if err != nil {
 		return err
 	}
-	a.emit(res)
+	a.Emit(res)
 	return nil
 }
 
@@ -221,12 +227,23 @@ func (c *acceptCmd) BeforeApply() error { c.choose(); return nil }
 
 // run records the current state as good and prints
 // {"accepted":{"config":N,"plans":N,"state":N,"tasks":N},"notRecorded":[…]}.
-func (c *acceptCmd) run(a *app) error {
-	r := &hook.Runner{Env: a.env, Stdout: a.stdout, Stderr: a.stderr, Dir: c.Dir}
+func (c *acceptCmd) run(a *app.App) error {
+	r := &hook.Runner{Env: a.Env, Stdout: a.Stdout, Stderr: a.Stderr, Dir: c.Dir}
 	res, err := r.Accept()
 	if err != nil {
 		return err
 	}
-	a.emit(res)
+	a.Emit(res)
 	return nil
+}
+
+// Grammar returns a kong parser holding matrixx-hook's command line, for
+// shell completion; it is never run.
+func Grammar() *kong.Kong {
+	k, err := kong.New(&hookCmd{}, kong.Name("matrixx-hook"), kong.Description(hookHelp), kong.Writers(io.Discard, io.Discard),
+		kong.Exit(func(int) {}), kong.Vars{"version": "matrixx-hook"})
+	if err != nil {
+		return nil
+	}
+	return k
 }

@@ -1,4 +1,4 @@
-package cli
+package hookcmd
 
 // The hook subcommands' detailed help: a short example first.
 

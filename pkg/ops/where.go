@@ -1,4 +1,4 @@
-package cli
+package ops
 
 import (
 	"os"
@@ -11,10 +11,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 )
 
-// WhereAnswer is what --where prints (see whereAnswer).
-type WhereAnswer = whereAnswer
-
-// whereAnswer is what --where prints (docs/design.md S28): what the
+// WhereAnswer is what --where prints (docs/design.md S28): what the
 // command would use and why, like git rev-parse --show-toplevel and git
 // config --show-origin. Shape:
 //
@@ -30,7 +27,7 @@ type WhereAnswer = whereAnswer
 // the marker that made the root ("<root>/.git"), a config file and key, or
 // "default". The command does nothing else: no stdin is read, nothing is
 // written.
-type whereAnswer struct {
+type WhereAnswer struct {
 	ProjectRoot whereValue         `json:"projectRoot"`
 	Store       whereStore         `json:"store"`
 	OpenCodeDir whereValue         `json:"openCodeDir"`
@@ -75,27 +72,29 @@ var whereEnv = []string{
 	"MATRIXX_NO_FLOCK", "MATRIXX_NO_LIST_INDEX", "MATRIXX_DEBUG", "CLAUDECODE",
 }
 
-// where prints whereAnswer for the globals g (the --where flag).
-func (a *app) where(g *globals) error {
-	a.pretty = g.Pretty
-	root, rootFrom, err := project.RootSource(g.Dir, a.env)
+// Where answers the --where flag: what a command in this Env would use
+// and why. It reads no stdin and writes nothing; config warnings go to
+// Stderr.
+func (o *Ops) Where() (*WhereAnswer, error) {
+	env := o.env.Proc
+	root, rootFrom, err := project.RootSource(o.env.Dir, env)
 	if err != nil {
 		if errcode.Of(err) == errcode.InvalidArguments {
-			return err
+			return nil, err
 		}
-		return errcode.Wrap(errcode.InternalError, err, "finding the project root")
+		return nil, errcode.Wrap(errcode.InternalError, err, "finding the project root")
 	}
 	if rootFrom == "" {
 		rootFrom = "the working directory: no .matrixx/ or .git in it or above it (a write creates a new store here)"
 	}
-	ans := whereAnswer{ProjectRoot: whereValue{root, rootFrom}, Settings: map[string]whereKV{}, Env: map[string]string{}}
+	ans := &WhereAnswer{ProjectRoot: whereValue{root, rootFrom}, Settings: map[string]whereKV{}, Env: map[string]string{}}
 
-	ocDir := project.OpenCodeDir(a.env)
+	ocDir := project.OpenCodeDir(env)
 	ocFrom := "default: ~/.config/opencode"
 	switch {
-	case project.TrimJS(a.env.Getenv("OPENCODE_CONFIG_DIR")) != "":
+	case project.TrimJS(env.Getenv("OPENCODE_CONFIG_DIR")) != "":
 		ocFrom = "OPENCODE_CONFIG_DIR"
-	case a.env.Getenv("XDG_CONFIG_HOME") != "" && filepath.IsAbs(a.env.Getenv("XDG_CONFIG_HOME")):
+	case env.Getenv("XDG_CONFIG_HOME") != "" && filepath.IsAbs(env.Getenv("XDG_CONFIG_HOME")):
 		ocFrom = "XDG_CONFIG_HOME"
 	}
 	ans.OpenCodeDir = whereValue{ocDir, ocFrom}
@@ -112,10 +111,10 @@ func (a *app) where(g *globals) error {
 	}
 	cfg, err := config.Load(ocDir, root)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, w := range cfg.Warnings {
-		a.warnf("warning: %s", w)
+		o.Warnf("warning: %s", w)
 	}
 	t := cfg.Tasks
 	for k, v := range map[string]any{
@@ -134,7 +133,7 @@ func (a *app) where(g *globals) error {
 		ans.Settings["disabled_hooks"] = whereKV{cfg.DisabledHooks, "config files"}
 	}
 
-	envList := a.env.Getenv("ULTRAWORK_TASK_LIST_ID")
+	envList := env.Getenv("ULTRAWORK_TASK_LIST_ID")
 	if v := project.TrimJS(envList); v != "" {
 		// The environment variable wins over the config key (store.Resolve):
 		// show the value in effect and where it comes from.
@@ -162,24 +161,23 @@ func (a *app) where(g *globals) error {
 			ans.Store.ListIDFrom = "the project root's base name"
 		}
 	}
-	id, from := project.SessionSource(g.Session, a.env)
+	id, from := project.SessionSource(o.env.Session, env)
 	if from == "" {
 		from = "default: no --session, MATRIXX_SESSION_ID or CLAUDE_CODE_SESSION_ID"
 	}
 	ans.Session = whereSession{id, from}
 	for _, k := range whereEnv {
-		if v := a.env.Getenv(k); v != "" {
+		if v := env.Getenv(k); v != "" {
 			ans.Env[k] = v
 		}
 	}
-	a.emit(ans)
-	return nil
+	return ans, nil
 }
 
-// storeState notes, before a write, whether the store directory exists and
-// whether the root had a marker, so noteNewStore can say where a write
+// StoreState notes, before a write, whether the store directory exists and
+// whether the root had a marker, so NoteNewStore can say where a write
 // created a new store.
-type storeState struct {
+type StoreState struct {
 	kind    string // "task store", "plans directory"
 	dir     string
 	existed bool
@@ -187,28 +185,28 @@ type storeState struct {
 	root    string
 }
 
-func newStoreState(kind, root, dir string) storeState {
-	s := storeState{kind: kind, dir: dir, marker: project.Marker(root) != "", root: root}
+func NewStoreState(kind, root, dir string) StoreState {
+	s := StoreState{kind: kind, dir: dir, marker: project.Marker(root) != "", root: root}
 	if !s.marker {
 		// Only a store created where there is no marker is announced
-		// (noteNewStore): under one, whether it existed is not needed.
+		// (NoteNewStore): under one, whether it existed is not needed.
 		_, err := os.Stat(dir)
 		s.existed = err == nil
 	}
 	return s
 }
 
-// noteNewStore prints, after a write, where it created a new store when
+// NoteNewStore prints, after a write, where it created a new store when
 // there was neither .matrixx/ nor .git at the root (the working directory
 // became the project root by default): a store the user may not expect.
-func (a *app) noteNewStore(s storeState) {
+func (o *Ops) NoteNewStore(s StoreState) {
 	if s.existed || s.marker || s.dir == "" {
 		return
 	}
 	if _, err := os.Stat(s.dir); err != nil {
 		return
 	}
-	wd, _ := a.env.Getwd()
-	a.warnf("note: created a new %s at %s: no .matrixx/ or .git was found in %s or above it, so %s is the project root (give -C DIR, or run git init or mkdir .matrixx where you mean the project to be; --where shows what is used and why)",
+	wd, _ := o.env.Proc.Getwd()
+	o.Warnf("note: created a new %s at %s: no .matrixx/ or .git was found in %s or above it, so %s is the project root (give -C DIR, or run git init or mkdir .matrixx where you mean the project to be; --where shows what is used and why)",
 		s.kind, s.dir, strings.TrimSuffix(wd, "/"), s.root)
 }

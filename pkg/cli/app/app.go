@@ -1,17 +1,16 @@
-// Package cli implements the binaries' command lines. Each exported
-// function is one binary's whole main: it takes the arguments and the three
-// standard streams and returns the exit status (DESIGN §6), so cmd/*/main.go
-// is one call and t/ can register every binary in one testscript.Main.
-package cli
+// Package app is the command-line runner every binary's front end shares:
+// it parses the arguments (kong), reads the stdin document by the
+// toolkit's rules, prints the one JSON answer or the flat error envelope,
+// and maps every outcome to an exit status. It never panics and never
+// calls os.Exit. The work itself is an operation of pkg/ops.
+package app
 
 import (
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
-	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
@@ -21,29 +20,25 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
 
-// app is one invocation: its streams, environment and exit status.
-type app struct {
-	name   string
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
-	env    project.Env
-	pretty bool
-	exit   int
-	// opened is the project env once open has resolved it (one command,
-	// one project; config warnings print once).
-	opened *env
-	// inProcess is set when RunIn runs the binary inside another program
-	// (matrixx-mcp): nothing process-wide may be changed then.
-	inProcess bool
-}
-
-// command is a parsed kong model that can run.
-type command interface {
-	run(a *app) error
+// App is one invocation: its streams, environment and exit status.
+type App struct {
+	Name   string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Env    project.Env
+	Pretty bool
+	Exit   int
+	// InProcess is set when RunIn runs the binary inside another program:
+	// nothing process-wide may be changed then.
+	InProcess bool
+	// ops are the operations of this invocation once Ops has made them
+	// (one command, one project; config warnings print once).
+	ops *ops.Ops
 }
 
 // exitRequest carries kong's exit status out of Parse (kong exits on its
@@ -116,13 +111,13 @@ func pseudoVersion(v string) bool {
 		len(stamp) == 14 && strings.Trim(stamp, "0123456789") == ""
 }
 
-// run parses args into cmd (with kong, or quickParse for the simplest
-// command lines) and runs it, mapping every outcome to
-// an exit status (D2). It never panics and never calls os.Exit.
-func run(name, description string, cmd command, args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
-	a := &app{name: name, stdin: stdin, stdout: stdout, stderr: stderr, env: project.OS()}
+// Run parses args into cmd, a kong model (with kong, or QuickParse for
+// the simplest command lines), and calls run, mapping every outcome to an
+// exit status. It never panics and never calls os.Exit.
+func Run(name, description string, cmd any, run func(*App) error, args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
+	a := &App{Name: name, Stdin: stdin, Stdout: stdout, Stderr: stderr, Env: project.OS()}
 	if ip, ok := stdin.(*inProcess); ok {
-		a.stdin, a.env, a.inProcess = ip.Reader, ip.env, true
+		a.Stdin, a.Env, a.InProcess = ip.Reader, ip.env, true
 	}
 	defer func() {
 		r := recover()
@@ -133,40 +128,40 @@ func run(name, description string, cmd command, args []string, stdin io.Reader, 
 			status = int(code)
 			return
 		}
-		status = a.fail(errcode.New(errcode.InternalError, "unexpected failure (a bug, please report): %v", r))
+		status = a.Fail(errcode.New(errcode.InternalError, "unexpected failure (a bug, please report): %v", r))
 	}()
 	for i, arg := range args {
 		// kong would silently replace invalid bytes with U+FFFD.
 		if !utf8.ValidString(arg) {
-			return a.fail(errcode.New(errcode.InvalidArguments, "argument %d (%q) is not valid UTF-8", i+1, arg))
+			return a.Fail(errcode.New(errcode.InvalidArguments, "argument %d (%q) is not valid UTF-8", i+1, arg))
 		}
 	}
-	if q, ok := cmd.(quickParser); !ok || !q.quickParse(args) {
+	if q, ok := cmd.(QuickParser); !ok || !q.QuickParse(args) {
 		parser, err := NewParser(cmd, name, description, stdout, stderr,
 			kong.Exit(func(code int) { panic(exitRequest(code)) }),
 			kong.Vars{"version": name + " " + Version()},
 			kong.ConfigureHelp(kong.HelpOptions{Compact: true, WrapUpperBound: 100}),
 		)
 		if err != nil {
-			return a.fail(errcode.Wrap(errcode.InternalError, err, "building the command line"))
+			return a.Fail(errcode.Wrap(errcode.InternalError, err, "building the command line"))
 		}
 		if _, err := parser.Parse(args); err != nil {
-			return a.fail(errcode.New(errcode.InvalidArguments, "%v (see %s --help)", err, name))
+			return a.Fail(errcode.New(errcode.InvalidArguments, "%v (see %s --help)", err, name))
 		}
 	}
 	// --where is answered here, for every binary with the common flags,
 	// before the command runs: it prints what would be used and why, reads
 	// no stdin and writes nothing (docs/design.md S28).
-	if w, ok := cmd.(interface{ whereGlobals() *globals }); ok && w.whereGlobals().Where {
-		if err := a.where(w.whereGlobals()); err != nil {
-			return a.fail(err)
+	if w, ok := cmd.(interface{ WhereGlobals() *Globals }); ok && w.WhereGlobals().Where {
+		if err := a.Where(w.WhereGlobals()); err != nil {
+			return a.Fail(err)
 		}
-		return a.exit
+		return a.Exit
 	}
-	if err := cmd.run(a); err != nil {
-		return a.fail(err)
+	if err := run(a); err != nil {
+		return a.Fail(err)
 	}
-	return a.exit
+	return a.Exit
 }
 
 // NewParser is kong.New for a binary named name whose --help starts with
@@ -187,59 +182,59 @@ func NewParser(grammar any, name, description string, stdout, stderr io.Writer, 
 	return parser, nil
 }
 
-// ErrorAnswer is the flat error envelope every binary prints on stdout when
-// it fails (D2): {"error":"<code>","message":"…"}, code one of pkg/errcode.
-type ErrorAnswer struct {
-	Error   errcode.Code `json:"error"`
-	Message string       `json:"message"`
-}
-
-// fail prints err as the flat envelope of D2 on stdout and a human line on
+// Fail prints err's answer on stdout (ops.Failure: the flat error
+// envelope, or the richer answer of a few errors) and a human line on
 // stderr, and returns its exit status.
-func (a *app) fail(err error) int {
-	e := errcode.As(err)
-	fmt.Fprintf(a.stderr, "%s: %s\n", a.name, e.Error())
-	a.emit(ErrorAnswer{e.Code, e.Message})
-	return errcode.ExitStatus(e)
+func (a *App) Fail(err error) int {
+	doc, line := ops.Failure(err)
+	fmt.Fprintf(a.Stderr, "%s: %s\n", a.Name, line)
+	a.Emit(doc)
+	return errcode.ExitStatus(errcode.As(err))
 }
 
-// emit writes v as the one JSON document on stdout: compact, or indented
-// with --pretty, keys in a stable order (D3).
-func (a *app) emit(v any) {
+// Emit writes v as the one JSON document on stdout: compact, or indented
+// with --pretty, keys in a stable order.
+func (a *App) Emit(v any) {
+	_, _ = a.Stdout.Write(Marshal(v, a.Pretty))
+}
+
+// Marshal encodes an answer as the binaries print it: one JSON document,
+// compact or indented by two spaces, keys in a stable order, ending in a
+// newline.
+func Marshal(v any, pretty bool) []byte {
 	opts := []json.Options{json.Deterministic(true)}
-	if a.pretty {
+	if pretty {
 		opts = append(opts, jsontext.WithIndent("  "))
 	}
 	b, err := json.Marshal(v, opts...)
 	if err != nil {
 		b = []byte(`{"error":"internal_error","message":"encoding the answer failed"}`)
 	}
-	b = append(b, '\n')
-	_, _ = a.stdout.Write(b)
+	return append(b, '\n')
 }
 
-// warnf prints a human diagnostic on stderr.
-func (a *app) warnf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "%s: "+format+"\n", append([]any{a.name}, args...)...)
+// Warnf prints a human diagnostic on stderr.
+func (a *App) Warnf(format string, args ...any) {
+	fmt.Fprintf(a.Stderr, "%s: "+format+"\n", append([]any{a.Name}, args...)...)
 }
 
-// stdinDoc says what a binary's stdin document is to it (docs/design.md
+// StdinDoc says what a binary's stdin document is to it (docs/design.md
 // S25).
-type stdinDoc int
+type StdinDoc int
 
 const (
-	// docRequired: without input flags or an id, stdin is the input and is
+	// DocRequired: without input flags or an id, stdin is the input and is
 	// read to its end (task-create, task-get, task-update, plan).
-	docRequired stdinDoc = iota
-	// docOptional: without input flags, stdin is read only when it starts
+	DocRequired StdinDoc = iota
+	// DocOptional: without input flags, stdin is read only when it starts
 	// with a document; anything else there is left alone (task-list).
-	docOptional
-	// docDestructive: docOptional, and a document next to flags is refused
+	DocOptional
+	// DocDestructive: DocOptional, and a document next to flags is refused
 	// rather than ignored (task-cleanup: a dropped {"dryRun":true} deletes).
-	docDestructive
+	DocDestructive
 )
 
-// readInput reads the stdin document (D1). It returns empty=true when
+// ReadInput reads the stdin document (D1). It returns empty=true when
 // stdin is a terminal or holds only whitespace; the document is then "{}".
 // A terminal is never read.
 //
@@ -248,11 +243,11 @@ const (
 // at, without taking anything from it, for at most input.PeekWait
 // (input.Pending, docs/design.md S25). A JSON document there too is
 // ignored with a warning on stderr (it is usually someone else's: a hook's
-// event, a while-read loop's lines), except for docDestructive, where it is
+// event, a while-read loop's lines), except for DocDestructive, where it is
 // a usage error (invalid_arguments, exit 2). The answer is "{}" with
 // empty=true.
 //
-// With given == "" and an optional document (docOptional, docDestructive),
+// With given == "" and an optional document (DocOptional, DocDestructive),
 // stdin is first looked at, waiting as long as reading would but no longer
 // than its first non-blank byte (a socket: at most input.OptionalWait,
 // after which task-list runs on its defaults and task-cleanup refuses with
@@ -260,52 +255,52 @@ const (
 // is "{") is read; anything else (the ids of a while-read loop) is left
 // where it is and the answer is "{}" with empty=true. A stdin that cannot
 // be looked at (a device other than a terminal, a reader that is not a
-// file) is read as before. A socket is read through readSocket, never
+// file) is read as before. A socket is read through ReadSocket, never
 // without bound.
-func (a *app) readInput(given string, doc stdinDoc) (data []byte, empty bool, err error) {
-	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+func (a *App) ReadInput(given string, doc StdinDoc) (data []byte, empty bool, err error) {
+	if f, ok := a.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return []byte("{}"), true, nil
 	}
 	if given != "" {
-		if !input.Pending(a.stdin, input.PeekWait) {
+		if !input.Pending(a.Stdin, input.PeekWait) {
 			return []byte("{}"), true, nil
 		}
-		if doc == docDestructive {
+		if doc == DocDestructive {
 			return nil, false, errcode.New(errcode.InvalidArguments,
-				"got %s and a JSON document on stdin: give one or the other, not both (%s deletes, so it does not guess which one you meant; if stdin is meant for something else, give this command </dev/null; see %s --help)", given, a.name, a.name)
+				"got %s and a JSON document on stdin: give one or the other, not both (%s deletes, so it does not guess which one you meant; if stdin is meant for something else, give this command </dev/null; see %s --help)", given, a.Name, a.Name)
 		}
 		verb := "were"
 		if given != "flags" {
 			verb = "was"
 		}
-		a.warnf("warning: stdin holds a JSON document; it is ignored because %s %s given (pass </dev/null to silence this)", given, verb)
+		a.Warnf("warning: stdin holds a JSON document; it is ignored because %s %s given (pass </dev/null to silence this)", given, verb)
 		return []byte("{}"), true, nil
 	}
-	socket := input.IsSocket(a.stdin)
-	if doc != docRequired && input.Lookable(a.stdin) {
+	socket := input.IsSocket(a.Stdin)
+	if doc != DocRequired && input.Lookable(a.Stdin) {
 		wait := input.Unbounded
 		if socket {
 			wait = input.OptionalWait
 		}
-		switch input.Look(a.stdin, wait) {
+		switch input.Look(a.Stdin, wait) {
 		case input.Absent:
 			return []byte("{}"), true, nil
 		case input.Silent:
-			if doc == docDestructive {
+			if doc == DocDestructive {
 				return nil, false, errcode.New(errcode.InvalidArguments,
 					"no input: stdin is open but sent nothing within %s, and %s deletes, so it does not run on a guess (a document could still arrive); give flags (e.g. --older-than 7d), a JSON document, or </dev/null for the defaults; see %s --help",
-					input.Seconds(input.OptionalWait), a.name, a.name)
+					input.Seconds(input.OptionalWait), a.Name, a.Name)
 			}
 			return []byte("{}"), true, nil
 		}
 	}
 	if socket {
-		return a.readSocket(input.MaxBytes, "a JSON document")
+		return a.ReadSocket(input.MaxBytes, "a JSON document")
 	}
-	return input.Read(a.stdin, input.MaxBytes)
+	return input.Read(a.Stdin, input.MaxBytes)
 }
 
-// readSocket reads a socket stdin (input.ReadSocket): a socket that sends
+// ReadSocket reads a socket stdin (input.ReadSocket): a socket that sends
 // nothing within input.RequiredWait and does not close is "no input"
 // (invalid_arguments, exit 2); one that goes silent part-way through its
 // document without closing is a validation_error, and one that sent a
@@ -313,15 +308,15 @@ func (a *app) readInput(given string, doc stdinDoc) (data []byte, empty bool, er
 // not "a JSON document": plan's markdown) has no end marker: text followed
 // by silence without a close is refused (invalid_arguments). what names
 // the expected input in the message.
-func (a *app) readSocket(limit int64, what string) ([]byte, bool, error) {
-	data, empty, silent, err := input.ReadSocket(a.stdin, limit, input.RequiredWait)
+func (a *App) ReadSocket(limit int64, what string) ([]byte, bool, error) {
+	data, empty, silent, err := input.ReadSocket(a.Stdin, limit, input.RequiredWait)
 	switch {
 	case err != nil:
 		return nil, false, err
 	case silent && empty:
 		return nil, false, errcode.New(errcode.InvalidArguments,
 			"no input: stdin is open but sent nothing within %s (an agent host's socket that never closes, or a terminal-less caller); give %s on stdin, flags, or </dev/null; see %s --help",
-			input.Seconds(input.RequiredWait), what, a.name)
+			input.Seconds(input.RequiredWait), what, a.Name)
 	case silent && what == "a JSON document" && !jsontext.Value(data).IsValid():
 		return nil, false, errcode.New(errcode.ValidationError,
 			"malformed JSON: stdin went silent for %s without closing before the document ended (%d bytes read)", input.Seconds(input.RequiredWait), len(data))
@@ -335,36 +330,36 @@ func (a *app) readSocket(limit int64, what string) ([]byte, bool, error) {
 	return data, empty, nil
 }
 
-// stdinRule is the --help paragraph of the task binaries about flags and
-// stdin (D1, docs/design.md S25; readInput); stdinOptional is task-list's
-// and stdinCleanup task-cleanup's.
-const stdinRule = `Give flags (or an id argument) or a JSON document on stdin. With flags, stdin is only looked
+// StdinRule is the --help paragraph of the task binaries about flags and
+// stdin (D1, docs/design.md S25; readInput); StdinOptional is task-list's
+// and StdinCleanup task-cleanup's.
+const StdinRule = `Give flags (or an id argument) or a JSON document on stdin. With flags, stdin is only looked
 at (for up to 10 ms), never read: a document there too (its first non-blank character is "{") is
 ignored with a warning on stderr (give </dev/null to silence it), and other text (the ids a
 "while read" loop is reading) is left to its reader.`
 
-// stdinRequired is stdinRule for the binaries whose stdin is their input
+// StdinRequired is StdinRule for the binaries whose stdin is their input
 // when no flags are given (docs/design.md S26).
-const stdinRequired = stdinRule + `
+const StdinRequired = StdinRule + `
 Without flags, stdin is read to its end: a pipe until it closes; a socket (an agent host's) that
 sends nothing within 3 s is "no input" (exit 2), and one that sends a document and then stays
 silent for 3 s is read as that document (see docs/design.md).`
 
-const stdinOptional = stdinRule + `
+const StdinOptional = StdinRule + `
 Without flags, stdin is read only when its first non-blank character is "{"; anything else is
 left unread (a bare task-list in a "while read" loop does not eat the loop's input). A socket
 stdin (an agent host's) that sends nothing within 250 ms is not waited for: the defaults apply.`
 
-// stdinDoctor is stdinOptional for task-doctor, which takes no id
+// StdinDoctor is StdinOptional for task-doctor, which takes no id
 // argument.
-const stdinDoctor = `Give flags or a JSON document on stdin. With flags, stdin is only looked at (for up to 10 ms),
+const StdinDoctor = `Give flags or a JSON document on stdin. With flags, stdin is only looked at (for up to 10 ms),
 never read: a document there too (its first non-blank character is "{") is ignored with a warning
 on stderr (give </dev/null to silence it), and other text is left to its reader. Without flags,
 stdin is read only when its first non-blank character is "{"; anything else is left unread (a
 bare task-doctor in a "while read" loop does not eat the loop's input). A socket stdin (an agent
 host's) that sends nothing within 250 ms is not waited for: the defaults apply.`
 
-const stdinCleanup = `Give flags or a JSON document on stdin, not both: with flags, stdin is only looked at (for up to
+const StdinCleanup = `Give flags or a JSON document on stdin, not both: with flags, stdin is only looked at (for up to
 10 ms), never read, and a document there too (its first non-blank character is "{") is a usage
 error (exit 2) and nothing is deleted; give </dev/null if stdin is meant for something else.
 Without flags, stdin is read only when its first non-blank character is "{"; anything else (the
@@ -372,14 +367,14 @@ ids a "while read" loop is reading) is left unread. A socket stdin (an agent hos
 nothing within 250 ms deletes nothing: it is a usage error (exit 2), since a document could still
 come; give flags, or </dev/null for the defaults.`
 
-// needInput is the usage error for a tool that got no input at all.
-func (a *app) needInput(example string) error {
-	return errcode.New(errcode.InvalidArguments, "no input: pipe a JSON document on stdin (e.g. %s) or use flags; see %s --help", example, a.name)
+// NeedInput is the usage error for a tool that got no input at all.
+func (a *App) NeedInput(example string) error {
+	return errcode.New(errcode.InvalidArguments, "no input: pipe a JSON document on stdin (e.g. %s) or use flags; see %s --help", example, a.Name)
 }
 
-// flagError turns a validation error about a value given in a flag into
+// FlagError turns a validation error about a value given in a flag into
 // the usage error it is (S1); invalid_task_id keeps its own code.
-func flagError(err error) error {
+func FlagError(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -388,23 +383,4 @@ func flagError(err error) error {
 		return err
 	}
 	return &errcode.Error{Code: errcode.InvalidArguments, Message: e.Message, Field: e.Field, Err: e.Err}
-}
-
-// lockTimeout resolves the lock budget: the flag, else
-// $MATRIXX_LOCK_TIMEOUT_MS, else the lock package default (0).
-func (a *app) lockTimeout(flag *time.Duration) (time.Duration, error) {
-	if flag != nil {
-		if *flag <= 0 {
-			return 0, errcode.New(errcode.InvalidArguments, "--lock-timeout must be positive, e.g. 500ms or 30s")
-		}
-		return *flag, nil
-	}
-	if v := a.env.Getenv("MATRIXX_LOCK_TIMEOUT_MS"); v != "" {
-		ms, err := strconv.Atoi(v)
-		if err != nil || ms <= 0 {
-			return 0, errcode.New(errcode.InvalidArguments, "MATRIXX_LOCK_TIMEOUT_MS=%q is not a positive number of milliseconds", v)
-		}
-		return time.Duration(ms) * time.Millisecond, nil
-	}
-	return 0, nil
 }
