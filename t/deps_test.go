@@ -83,5 +83,4 @@ var knownFrontEndImports = map[string]bool{
 	module + "pkg/porcelain -> " + module + "pkg/cli":         true,
 	module + "pkg/porcelain -> " + module + "pkg/cli/hookcmd": true,
 	module + "pkg/porcelain -> " + module + "pkg/mcpserver":   true,
-	module + "pkg/mcpserver -> " + module + "pkg/cli":         true,
 }

@@ -1,9 +1,10 @@
 // Package mcpserver is matrixx-mcp: a Model Context Protocol server (stdio,
 // the official Go SDK) named "matrixx" whose tools are the task binaries and
-// plan's subcommands (docs/mcp.md). Each call runs the binary's own handler
-// in process (app.RunIn) with the call's arguments as its stdin document, so
-// a tool answers exactly what the binary prints: the same document, the same
-// error envelope {"error","message"} and codes, the same rules. The answer is
+// plan's subcommands (docs/mcp.md). Each call runs the binary's operation
+// (pkg/ops) on the call's arguments, decoded as the binary decodes its stdin
+// document, so a tool answers exactly what the binary prints: the same
+// document, the same error envelope {"error","message"} and codes, the same
+// rules. The answer is
 // one text block holding that JSON document (and the same document as
 // structuredContent); isError is set when the binary failed (exit 1 or 2).
 package mcpserver
@@ -26,6 +27,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
 
@@ -132,21 +134,6 @@ func (s *Server) handler(t Tool) mcp.ToolHandler {
 		if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
 			args = []byte("{}")
 		}
-		argv, stdin := []string(nil), args
-		if t.Command != nil {
-			var err error
-			if argv, stdin, err = t.Command(args); err != nil {
-				return envelope(err, errcode.ExitStatus(errcode.As(err))), nil
-			}
-		}
-		var global []string
-		if s.opts.Dir != "" {
-			global = append(global, "-C", s.opts.Dir)
-		}
-		if s.opts.Session != "" {
-			global = append(global, "--session", s.opts.Session)
-		}
-		argv = append(global, argv...)
 		env := s.opts.Env
 		root, ask := s.root(ctx, req)
 		if ask {
@@ -155,10 +142,21 @@ func (s *Server) handler(t Tool) mcp.ToolHandler {
 		if root != "" {
 			env.Getwd = func() (string, error) { return root, nil }
 		}
-		var stdout, stderr bytes.Buffer
-		status := app.RunIn(t.Main, env, argv, bytes.NewReader(stdin), &stdout, &stderr)
+		var stderr bytes.Buffer
+		o := ops.New(ops.Env{Name: t.Binary, Proc: env, Stderr: &stderr, Dir: s.opts.Dir, Session: s.opts.Session, Write: t.Write})
+		v, status, err := t.Run(o, args)
+		var doc []byte
+		if err != nil {
+			// As the binary prints a failure: its answer on stdout, the
+			// line on stderr.
+			fail, line := ops.Failure(err)
+			fmt.Fprintf(&stderr, "%s: %s\n", t.Binary, line)
+			doc, status = app.Marshal(fail, false), errcode.ExitStatus(errcode.As(err))
+		} else {
+			doc = app.Marshal(v, false)
+		}
 		s.log(t.Name, stderr.Bytes())
-		return result(stdout.Bytes(), stderr.String(), status), nil
+		return result(doc, stderr.String(), status), nil
 	}
 }
 

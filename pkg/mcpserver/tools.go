@@ -1,21 +1,25 @@
 package mcpserver
 
 import (
+	"bytes"
 	"reflect"
-	"strconv"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/hashline"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/schema"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-// Tool is one MCP tool: its announced definition and how a call becomes
-// one run of a binary's handler.
+// Tool is one MCP tool: its announced definition and the operation a call
+// runs.
 type Tool struct {
 	// Name is the tool's name (task_create, plan_read, …); Claude Code calls
 	// it mcp__matrixx__<Name>.
@@ -27,16 +31,15 @@ type Tool struct {
 	// ReadOnly, Destructive and Idempotent are the tool's annotations.
 	ReadOnly, Destructive, Idempotent bool
 
-	// Main is the binary run for a call.
-	Main app.Main
-	// Command turns the call's arguments (a JSON object) into the binary's
-	// arguments and stdin document. A nil Command passes the arguments on
-	// stdin as they are and no arguments: the task tools, whose arguments
-	// are exactly the binaries' stdin documents.
-	Command func(args []byte) (argv []string, stdin []byte, err error)
-	// Plan is set for the plan tools: the global flags go before the
-	// subcommand.
-	Plan bool
+	// Binary is the binary whose operation the tool runs: its name
+	// prefixes the diagnostics, and Write says it takes the lock.
+	Binary string
+	Write  bool
+	// Run decodes the call's arguments (a JSON object: the binary's stdin
+	// document for the task tools, the name and options for the plan
+	// tools) into the operation's request, runs it, and returns its answer
+	// and the binary's exit status for it.
+	Run func(o *ops.Ops, args []byte) (answer any, exit int, err error)
 	// Tier is the smallest tool set that offers the tool: TierCore for the
 	// five a task loop needs (create, list, get, update, claim), TierAll
 	// for the rest. A client that asks for the core tier (matrixx-mcp
@@ -131,15 +134,43 @@ func decodeArgs(data []byte, v any) error {
 	return nil
 }
 
-func planArgs[T any](build func(a *T) (argv []string, stdin []byte, err error)) func([]byte) ([]string, []byte, error) {
-	return func(data []byte) ([]string, []byte, error) {
+// planArgs decodes a plan tool's arguments into T and runs run with them.
+func planArgs[T any](run func(o *ops.Ops, a *T) (any, error)) func(*ops.Ops, []byte) (any, int, error) {
+	return func(o *ops.Ops, data []byte) (any, int, error) {
 		var a T
 		if err := decodeArgs(data, &a); err != nil {
-			return nil, nil, err
+			return nil, 0, err
 		}
-		return build(&a)
+		v, err := run(o, &a)
+		return v, errcode.ExitOK, err
 	}
 }
+
+// document reads a task tool's arguments as the binary reads its stdin
+// document (input.Read: the size cap, a byte-order mark, blank as "{}").
+func document(args []byte) ([]byte, error) {
+	data, _, err := input.Read(bytes.NewReader(args), input.MaxBytes)
+	return data, err
+}
+
+// taskTool runs a task tool: its arguments are the binary's stdin
+// document, parsed by parse.
+func taskTool[R any](parse func([]byte) (R, error), run func(o *ops.Ops, req R) (any, int, error)) func(*ops.Ops, []byte) (any, int, error) {
+	return func(o *ops.Ops, args []byte) (any, int, error) {
+		data, err := document(args)
+		if err != nil {
+			return nil, 0, err
+		}
+		req, err := parse(data)
+		if err != nil {
+			return nil, 0, err
+		}
+		return run(o, req)
+	}
+}
+
+// ok is an operation's answer with exit status 0.
+func ok[T any](v T, err error) (any, int, error) { return v, errcode.ExitOK, err }
 
 func inputOf[T any]() *jsonschema.Schema {
 	s, err := schema.For(reflect.TypeFor[T](), true)
@@ -224,104 +255,143 @@ func flat(s *jsonschema.Schema) *jsonschema.Schema {
 // Tools returns matrixx-mcp's tools in the order tools/list announces them.
 func Tools() []Tool {
 	return []Tool{
-		{Name: "task_create", Title: "Create tasks", Main: cli.TaskCreate, Input: flat(docInput("task-create")), Tier: TierCore,
+		{Name: "task_create", Title: "Create tasks", Binary: "task-create", Write: true, Input: flat(docInput("task-create")),
+			Run: taskTool(task.ParseCreate, func(o *ops.Ops, req *task.CreateRequest) (any, int, error) {
+				res, err := o.Create(req)
+				if err != nil {
+					return nil, 0, err
+				}
+				return res, ops.CreateExit(res), nil
+			}), Tier: TierCore,
 			Description: `Create one task ({"subject",…}) or a batch ({"items":[…]}). Answer: {"tasks":[{"id","subject","deduplicated"?}],"errors":[…]}; an active task with the same subject from the last 10 minutes is returned (deduplicated).`},
-		{Name: "task_get", Title: "Get a task", Main: cli.TaskGet, Input: docInput("task-get"), ReadOnly: true, Idempotent: true, Tier: TierCore,
+		{Name: "task_get", Title: "Get a task", Binary: "task-get", Input: docInput("task-get"),
+			Run: taskTool(func(data []byte) (*task.IDRequest, error) {
+				var req task.IDRequest
+				return &req, input.Decode(data, &req)
+			}, func(o *ops.Ops, req *task.IDRequest) (any, int, error) { return ok(o.Get(req.ID, req.History)) }), ReadOnly: true, Idempotent: true, Tier: TierCore,
 			Description: `Read one task: {"task":{…}}, or {"task":null} when there is none.`},
-		{Name: "task_list", Title: "List tasks", Main: cli.TaskList, Input: docInput("task-list"), ReadOnly: true, Idempotent: true, Tier: TierCore,
+		{Name: "task_list", Title: "List tasks", Binary: "task-list", Input: docInput("task-list"),
+			Run: taskTool(task.ParseList, func(o *ops.Ops, req *task.ListRequest) (any, int, error) {
+				if req.Waves {
+					return ok(o.Waves(req))
+				}
+				return ok(o.List(req))
+			}), ReadOnly: true, Idempotent: true, Tier: TierCore,
 			Description: `List tasks with their unresolved blockers (pending and in_progress by default). Answer: {"tasks":[{"id","subject","status","owner"?,"blockedBy","parentID"?}],"reminder"}.`},
-		{Name: "task_update", Title: "Update a task", Main: cli.TaskUpdate, Input: docInput("task-update"), Idempotent: true, Tier: TierCore,
+		{Name: "task_update", Title: "Update a task", Binary: "task-update", Write: true, Input: docInput("task-update"),
+			Run: taskTool(task.ParseUpdate, func(o *ops.Ops, req *task.UpdateRequest) (any, int, error) { return ok(o.Update(req)) }), Idempotent: true, Tier: TierCore,
 			Description: `Update one task: scalars replace, addBlocks/addBlockedBy append, removeBlocks/removeBlockedBy remove (both ends), metadata merges. Start a task with task_claim; set "completed" when done. Answer: {"task":{…}}.`},
-		{Name: "task_cleanup", Title: "Delete finished tasks", Main: cli.TaskCleanup, Input: docInput("task-cleanup"), Destructive: true,
+		{Name: "task_cleanup", Title: "Delete finished tasks", Binary: "task-cleanup", Write: true, Input: docInput("task-cleanup"),
+			Run: taskTool(task.ParseCleanup, func(o *ops.Ops, req *task.CleanupRequest) (any, int, error) { return ok(o.Cleanup(req)) }), Destructive: true,
 			Description: `Delete completed tasks ("olderThan":"7d" for only those idle longer; "includeDeleted", "stale"; "dryRun":true to only report). Tasks still needed are kept: keptBlockers (an active task waits for them) and keptPlanItems (their plan item is unticked). Answer: {"deleted","remaining","deletedIds",…}.`},
-		{Name: "task_claim", Title: "Claim a task", Main: cli.TaskClaim, Input: inputOf[ClaimArgs](), Tier: TierCore,
+		{Name: "task_claim", Title: "Claim a task", Binary: "task-claim", Write: true, Input: inputOf[ClaimArgs](),
+			Run: taskTool(func(data []byte) (store.ClaimRequest, error) {
+				doc, lease, err := task.ParseClaim(data)
+				if err != nil {
+					return store.ClaimRequest{}, err
+				}
+				return store.ClaimRequest{ID: doc.ID, Owner: doc.Owner, Lease: lease}, nil
+			}, func(o *ops.Ops, req store.ClaimRequest) (any, int, error) { return ok(o.Claim(req, "")) }), Tier: TierCore,
 			Description: `Claim a task for an owner (in_progress under a lease); no id: the next ready task. Answer: {"task":{…}} or {"task":null}; refused with claim_conflict, task_blocked, task_not_claimable.`},
-		{Name: "task_doctor", Title: "Check the task store", Main: cli.TaskDoctor, Input: inputOf[DoctorArgs](), Idempotent: true,
+		{Name: "task_doctor", Title: "Check the task store", Binary: "task-doctor", Write: true, Input: inputOf[DoctorArgs](), Idempotent: true,
 			Description: `Check the task store: missing blockers and parents, cycles, corrupt files (errors), one-sided edges and expired claims (warnings); "repair":true applies the safe repairs. Answer: task-doctor's report.`,
-			Command: func(data []byte) ([]string, []byte, error) {
+			Run: func(o *ops.Ops, data []byte) (any, int, error) {
 				var a DoctorArgs
 				if err := decodeArgs(data, &a); err != nil {
-					return nil, nil, err
+					return nil, 0, err
 				}
-				var argv []string
-				if a.Strict {
-					argv = append(argv, "--strict")
+				rep, err := o.Doctor(a.Repair)
+				if err != nil {
+					return nil, 0, err
 				}
-				if a.Repair {
-					argv = append(argv, "--repair")
-				}
-				return argv, nil, nil
+				return rep, ops.DoctorExit(rep, a.Strict), nil
 			}},
-		{Name: "plan_create", Title: "Create a plan", Main: cli.Plan, Plan: true, Input: inputOf[PlanCreateArgs](),
+		{Name: "plan_create", Title: "Create a plan", Binary: "plan", Write: true, Input: inputOf[PlanCreateArgs](),
 			Description: `Create .matrixx/plans/<name>.md from markdown ("content"; a template when absent). Numbered checkbox items ("1. [ ] …") are the work. Answer: {"name","size","progress":{"done","total"},"totalLines","replaced"?,"template"?}.`,
-			Command: planArgs(func(a *PlanCreateArgs) ([]string, []byte, error) {
-				argv := []string{"create"}
-				if a.Force {
-					argv = append(argv, "--force")
+			Run: planArgs(func(o *ops.Ops, a *PlanCreateArgs) (any, error) {
+				if err := plan.CheckName(a.Name); err != nil {
+					return nil, err
 				}
 				var content []byte
 				if a.Content != nil {
 					content = []byte(*a.Content)
 				}
-				return append(argv, "--", a.Name), content, nil
+				// As plan create reads its stdin: the cap, and the
+				// template for no content.
+				data, empty, err := input.Read(bytes.NewReader(content), plan.MaxBytes)
+				if errcode.Of(err) == errcode.InputTooLarge {
+					return nil, errcode.New(errcode.FileTooLarge, "the markdown on stdin is larger than %d bytes (100 KiB), the cap on a plan; nothing was written", plan.MaxBytes)
+				}
+				if err != nil {
+					return nil, err
+				}
+				if empty {
+					data = plan.Template(a.Name)
+				}
+				return o.PlanCreate(a.Name, data, empty, a.Force)
 			})},
-		{Name: "plan_read", Title: "Read a plan", Main: cli.Plan, Plan: true, Input: inputOf[PlanReadArgs](), ReadOnly: true, Idempotent: true,
+		{Name: "plan_read", Title: "Read a plan", Binary: "plan", Write: true, Input: inputOf[PlanReadArgs](), ReadOnly: true, Idempotent: true,
 			Description: `Read a plan as plan read --json answers it: {"name","size","progress","totalLines","lines":[{"line","id","text"}]}. plan_update needs the anchors "<line>#<id>" of these lines.`,
-			Command: planArgs(func(a *PlanReadArgs) ([]string, []byte, error) {
-				argv := []string{"read", "--json"}
+			Run: planArgs(func(o *ops.Ops, a *PlanReadArgs) (any, error) {
+				offset, limit := 1, 0
 				if a.Offset != nil {
-					argv = append(argv, "--offset", strconv.Itoa(*a.Offset))
+					offset = *a.Offset
 				}
 				if a.Limit != nil {
-					argv = append(argv, "--limit", strconv.Itoa(*a.Limit))
+					limit = *a.Limit
 				}
-				return append(argv, "--", a.Name), []byte{}, nil
+				if offset < 1 {
+					return nil, errcode.New(errcode.InvalidArguments, "--offset %d: lines are numbered from 1", offset)
+				}
+				if limit < 0 {
+					return nil, errcode.New(errcode.InvalidArguments, "--limit %d: must be 0 (all) or more", limit)
+				}
+				pg, err := o.PlanRead(a.Name, offset, limit)
+				if err != nil {
+					return nil, err
+				}
+				return pg.Answer(), nil
 			})},
-		{Name: "plan_update", Title: "Edit a plan", Main: cli.Plan, Plan: true, Input: inputOf[PlanUpdateArgs](), Idempotent: false,
+		{Name: "plan_update", Title: "Edit a plan", Binary: "plan", Write: true, Input: inputOf[PlanUpdateArgs](), Idempotent: false,
 			Description: `Apply anchored line edits to a plan, all or none: {"name","edits":[{"op":"replace|append|prepend","pos":"N#ID","end"?,"lines":[…]}],"dryRun"?}. When an anchor no longer matches nothing is written and the answer is anchor_mismatch with the current lines and fresh anchors. Answer: {"name","size","progress","totalLines","changed","lines"}.`,
-			Command: func(data []byte) ([]string, []byte, error) {
-				// name and dryRun are ours; the edits go to plan update as
-				// its stdin document, as given, for it to judge.
+			Run: func(o *ops.Ops, data []byte) (any, int, error) {
+				// name and dryRun are ours; the edits are judged as plan
+				// update's stdin document, as given.
 				var a struct {
 					Name   string         `json:"name"`
 					Edits  jsontext.Value `json:"edits,omitzero"`
 					DryRun bool           `json:"dryRun,omitzero"`
 				}
 				if err := decodeArgs(data, &a); err != nil {
-					return nil, nil, err
+					return nil, 0, err
+				}
+				if err := plan.CheckName(a.Name); err != nil {
+					return nil, 0, err
 				}
 				doc := []byte("{}")
 				if a.Edits != nil {
 					doc = append(append([]byte(`{"edits":`), a.Edits...), '}')
 				}
-				argv := []string{"update"}
-				if a.DryRun {
-					argv = append(argv, "--dry-run")
+				edits, err := hashline.ParseEdits(doc)
+				if err != nil {
+					return nil, 0, err
 				}
-				return append(argv, "--", a.Name), doc, nil
+				return ok(o.PlanUpdate(a.Name, edits, a.DryRun))
 			}},
-		{Name: "plan_list", Title: "List plans", Main: cli.Plan, Plan: true, Input: inputOf[PlanListArgs](), ReadOnly: true, Idempotent: true,
+		{Name: "plan_list", Title: "List plans", Binary: "plan", Write: true, Input: inputOf[PlanListArgs](), ReadOnly: true, Idempotent: true,
 			Description: `List the plans with size and progress: {"plans":[{"name","size","progress":{"done","total"}}],"problems"?}.`,
-			Command:     planArgs(func(*PlanListArgs) ([]string, []byte, error) { return []string{"list"}, []byte{}, nil })},
-		{Name: "plan_delete", Title: "Delete a plan", Main: cli.Plan, Plan: true, Input: inputOf[PlanNameArgs](), Destructive: true,
+			Run:         planArgs(func(o *ops.Ops, _ *PlanListArgs) (any, error) { return o.PlanList() })},
+		{Name: "plan_delete", Title: "Delete a plan", Binary: "plan", Write: true, Input: inputOf[PlanNameArgs](), Destructive: true,
 			Description: `Delete a plan (its tasks are left alone): {"name","deleted":true}.`,
-			Command: planArgs(func(a *PlanNameArgs) ([]string, []byte, error) {
-				return []string{"delete", "--", a.Name}, []byte{}, nil
-			})},
-		{Name: "plan_tasks", Title: "Plan items to file", Main: cli.Plan, Plan: true, Input: inputOf[PlanNameArgs](), ReadOnly: true, Idempotent: true,
+			Run:         planArgs(func(o *ops.Ops, a *PlanNameArgs) (any, error) { return o.PlanDelete(a.Name) })},
+		{Name: "plan_tasks", Title: "Plan items to file", Binary: "plan", Write: true, Input: inputOf[PlanNameArgs](), ReadOnly: true, Idempotent: true,
 			Description: `The plan's open numbered items that have no task yet, as a task_create batch: {"items":[{"subject","metadata":{"planName","planItem"}}]}; pass it to task_create as it is. Never files an item twice.`,
-			Command:     planArgs(func(a *PlanNameArgs) ([]string, []byte, error) { return []string{"tasks", "--", a.Name}, []byte{}, nil })},
-		{Name: "plan_check", Title: "Tick a plan item", Main: cli.Plan, Plan: true, Input: inputOf[PlanCheckArgs](), Idempotent: true,
+			Run:         planArgs(func(o *ops.Ops, a *PlanNameArgs) (any, error) { return o.PlanTasks(a.Name) })},
+		{Name: "plan_check", Title: "Tick a plan item", Binary: "plan", Write: true, Input: inputOf[PlanCheckArgs](), Idempotent: true,
 			Description: `Tick numbered item N of a plan ("uncheck":true clears it); no anchor needed. Answer: {"name","size","progress","item","done","changed","lines"}.`,
-			Command: planArgs(func(a *PlanCheckArgs) ([]string, []byte, error) {
-				argv := []string{"check"}
-				if a.Uncheck {
-					argv = append(argv, "--uncheck")
-				}
-				return append(argv, "--", a.Name, strconv.Itoa(a.Item)), []byte{}, nil
-			})},
-		{Name: "plan_sync", Title: "Tick finished plan items", Main: cli.Plan, Plan: true, Input: inputOf[PlanNameArgs](), Idempotent: true,
+			Run:         planArgs(func(o *ops.Ops, a *PlanCheckArgs) (any, error) { return o.PlanCheck(a.Name, a.Item, a.Uncheck) })},
+		{Name: "plan_sync", Title: "Tick finished plan items", Binary: "plan", Write: true, Input: inputOf[PlanNameArgs](), Idempotent: true,
 			Description: `Tick every open item of the plan whose task is completed: {"name","size","progress","checked":[N,…],"lines"}.`,
-			Command:     planArgs(func(a *PlanNameArgs) ([]string, []byte, error) { return []string{"sync", "--", a.Name}, []byte{}, nil })},
+			Run:         planArgs(func(o *ops.Ops, a *PlanNameArgs) (any, error) { return o.PlanSync(a.Name) })},
 	}
 }

@@ -58,8 +58,15 @@ func New(env Env) *Ops {
 	if env.Stderr == nil {
 		env.Stderr = io.Discard
 	}
+	osEnv := project.OS()
 	if env.Proc.Getenv == nil {
-		env.Proc = project.OS()
+		env.Proc.Getenv = osEnv.Getenv
+	}
+	if env.Proc.Getwd == nil {
+		env.Proc.Getwd = osEnv.Getwd
+	}
+	if env.Proc.Home == nil {
+		env.Proc.Home = osEnv.Home
 	}
 	return &Ops{env: env}
 }
