@@ -12,7 +12,8 @@
 // none), session the session that claimed it (omitted for "no-session"),
 // claimedAt when this holder took it; renewedAt, leaseMs and expiresAt are
 // present only for a claim with a lease: it expires leaseMs after its last
-// renewal. Times are RFC 3339 in UTC with milliseconds, from the writing
+// renewal; paths are its path leases (docs/leases.md), worktree and
+// branch the git checkout task-claim ran in. Times are RFC 3339 in UTC with milliseconds, from the writing
 // process's clock. A claim without a lease never expires.
 package claim
 
@@ -49,6 +50,14 @@ type Claim struct {
 	RenewedAt string `json:"renewedAt,omitempty"`
 	LeaseMs   int64  `json:"leaseMs,omitzero"`
 	ExpiresAt string `json:"expiresAt,omitempty"`
+	// Paths are the claim's path leases: globs relative to the top of
+	// the checkout (docs/leases.md).
+	Paths []string `json:"paths,omitempty"`
+	// Worktree and Branch are the checkout the claim was made in (its top
+	// directory) and its branch, when task-claim ran inside a git
+	// checkout.
+	Worktree string `json:"worktree,omitempty"`
+	Branch   string `json:"branch,omitempty"`
 }
 
 // Stamp formats t as a claim time.

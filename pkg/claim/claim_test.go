@@ -3,6 +3,7 @@ package claim
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -63,7 +64,7 @@ func TestOfSetClearMalformed(t *testing.T) {
 	c := &Claim{Owner: "o", Session: "s", ClaimedAt: Stamp(t0)}
 	c.Extend(t0, time.Minute)
 	Set(tk, c)
-	if got := Of(tk); got == nil || *got != *c {
+	if got := Of(tk); got == nil || !reflect.DeepEqual(got, c) {
 		t.Fatalf("round trip: %+v", got)
 	}
 	if Live(tk, t0.Add(30*time.Second)) == nil || Live(tk, t0.Add(time.Minute)) != nil {

@@ -19,6 +19,7 @@ Claim one task for an owner, atomically (docs/claims.md).
   task-claim --owner agent-3                     claim the next ready task
   echo '{"id":"T-…","owner":"agent-3","lease":"90s"}' | task-claim
   task-claim T-… --owner agent-3 --remote        claim across machines (task-sync's git remote)
+  task-claim T-… --owner agent-3 --paths 'src/api/**'   claim and lease paths (docs/leases.md)
 
 A claim succeeds when the task is pending with no unresolved blocker, in_progress under an
 expired claim (a takeover), or already held by the same owner (a renewal). It sets status
@@ -47,6 +48,7 @@ followed by the next ready one.
 
 Answer: {"task":{…full record…}} or {"task":null}
 Errors (exit 1, nothing written): claim_conflict (the message names the holder and the expiry),
+lease_conflict (--paths overlap another task's live lease, named),
 task_blocked (lists the unresolved blockers), task_not_claimable (completed or deleted),
 task_not_found, invalid_task_id, validation_error, task_lock_unavailable, internal_error; with
 --remote also git_failed (no repository, no such remote) and sync_conflict (the remote moved on
@@ -61,6 +63,7 @@ type claimCmd struct {
 	Lease      *time.Duration `placeholder:"DUR" help:"Lease, e.g. 90s, 15m, 2h (default: tasks.claim_lease, else 15m)."`
 	Remote     bool           `help:"Claim across machines: the claim counts only once pushed to the task-sync remote (docs/sync.md)."`
 	RemoteName string         `name:"remote-name" placeholder:"NAME" default:"origin" help:"The git remote of --remote."`
+	Paths      []string       `placeholder:"GLOB" help:"Lease these paths with the claim (globs relative to the checkout's top, comma-separated or repeated: src/api/**); default: the task's declared paths (docs/leases.md)."`
 }
 
 // TaskClaim is the task-claim binary.
@@ -93,7 +96,7 @@ func (c *claimCmd) run(a *app.App) error {
 }
 
 func (c *claimCmd) request(a *app.App) (*store.ClaimRequest, error) {
-	if c.Owner != nil || c.Lease != nil || c.ID != "" {
+	if c.Owner != nil || c.Lease != nil || c.ID != "" || c.Paths != nil {
 		if _, _, err := a.ReadInput("flags", app.DocRequired); err != nil {
 			return nil, err
 		}
@@ -111,7 +114,7 @@ func (c *claimCmd) request(a *app.App) (*store.ClaimRequest, error) {
 		if err := task.CheckOwner(*c.Owner); err != nil {
 			return nil, app.FlagError(err)
 		}
-		req := &store.ClaimRequest{ID: c.ID, Owner: *c.Owner}
+		req := &store.ClaimRequest{ID: c.ID, Owner: *c.Owner, Paths: c.Paths}
 		if c.Lease != nil {
 			if *c.Lease < task.MinLease || *c.Lease > task.MaxLease {
 				return nil, errcode.New(errcode.InvalidArguments, "--lease %v is not between %v and %v", *c.Lease, task.MinLease, task.MaxLease)
@@ -131,5 +134,5 @@ func (c *claimCmd) request(a *app.App) (*store.ClaimRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &store.ClaimRequest{ID: doc.ID, Owner: doc.Owner, Lease: lease}, nil
+	return &store.ClaimRequest{ID: doc.ID, Owner: doc.Owner, Lease: lease, Paths: doc.Paths}, nil
 }

@@ -54,11 +54,12 @@ type createCmd struct {
 	Parent      string   `name:"parent" placeholder:"ID" help:"Parent task id (makes this a subtask)."`
 	RepoURL     string   `name:"repo-url" help:"Repository URL."`
 	Metadata    string   `placeholder:"JSON" help:"Metadata object as JSON."`
+	Paths       []string `placeholder:"GLOB" help:"Paths the task will touch (globs relative to the checkout's top: src/api/**), kept in metadata.paths; task-claim leases them (docs/leases.md)."`
 }
 
 func (c *createCmd) flagsGiven() bool {
 	return c.Subject != nil || c.Description != "" || c.ActiveForm != "" || len(c.BlockedBy) > 0 ||
-		len(c.Blocks) > 0 || c.Owner != "" || c.Priority != "" || c.Parent != "" || c.RepoURL != "" || c.Metadata != ""
+		len(c.Blocks) > 0 || c.Owner != "" || c.Priority != "" || c.Parent != "" || c.RepoURL != "" || c.Metadata != "" || len(c.Paths) > 0
 }
 
 // TaskCreate is the task-create binary.
@@ -93,6 +94,11 @@ func (c *createCmd) run(a *app.App) error {
 		it, err := c.item()
 		if err != nil {
 			return err
+		}
+		if len(c.Paths) > 0 {
+			if err := o.DeclarePaths(&it, c.Paths); err != nil {
+				return err
+			}
 		}
 		if res, err = o.CreateFlags(it); err != nil {
 			return err

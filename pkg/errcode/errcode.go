@@ -58,6 +58,10 @@ const (
 	// ClaimConflict: task-claim on a task someone else holds under a live
 	// claim; the message names the holder and the expiry (docs/claims.md).
 	ClaimConflict Code = "claim_conflict"
+	// LeaseConflict: task-claim --paths asks for paths that overlap a live
+	// path lease of another task; the message names the lease, its task,
+	// holder and end (docs/leases.md).
+	LeaseConflict Code = "lease_conflict"
 	// TaskBlocked: task-claim on a pending task with unresolved blockers;
 	// the message lists them.
 	TaskBlocked Code = "task_blocked"

@@ -51,6 +51,13 @@ type Request struct {
 	// Home is the user's home directory, for "~" in Bash words and MCP
 	// paths. When empty the guard asks the operating system.
 	Home string
+	// Leased, when set, says whether a write of p (a cleaned absolute
+	// slash path; it may hold shell wildcards) would break a path lease
+	// another agent holds (docs/leases.md): it returns what to tell the
+	// agent (the lease, its holder and task, its end, what to do), or ""
+	// when no lease forbids the write. tree says the write removes or
+	// moves p with everything below it. Reads never ask.
+	Leased func(p string, tree bool) string
 }
 
 // Decision is the guard's answer. The zero value means "no opinion".
@@ -198,6 +205,8 @@ type env struct {
 	// shell.dotglob), for classify: a shell method sets it (globs)
 	// before it matches paths.
 	dotglob bool
+	// leased is Request.Leased.
+	leased func(p string, tree bool) string
 }
 
 const (
@@ -238,6 +247,7 @@ func newEnv(req Request) *env {
 	e.extra = cleanExtra(req.Extra, e.cwd)
 	e.state = cleanList(req.State, e.cwd, false)
 	e.config, e.configDirs = cleanConfig(req.Config, e.cwd)
+	e.leased = req.Leased
 	return e
 }
 

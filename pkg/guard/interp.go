@@ -129,6 +129,12 @@ func (s *shell) interp(family, name string, args []string, in input) {
 			s.refuse(writeReason(via, loc.st, a, loc.resolved), "bash:"+name)
 			return
 		}
+		if s.e.leased != nil {
+			if why := s.e.leaseHit(cleanPath(joinPath(s.cwd, slashes(s.tilde(a)))), false); why != "" {
+				s.refuse(leaseReason(via, a, why), "lease:"+name)
+				return
+			}
+		}
 	}
 	if st := s.cwdStore(); st != outside {
 		s.refuse(writeReason(via, st, s.cwd, ""), "bash:"+name)

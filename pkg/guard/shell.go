@@ -665,6 +665,11 @@ func (s *shell) writeLoc(p, cmd string, rootToo, nofollow bool) {
 	}
 	loc := s.e.locate(s.cwd, p, nofollow)
 	if loc.st == outside || (wholeOnly(loc.st) && !rootToo) {
+		if s.e.leased != nil {
+			if why := s.e.leaseHit(cleanPath(joinPath(s.cwd, slashes(s.tilde(p)))), nofollow); why != "" {
+				s.refuse(leaseReason("Bash ("+cmd+")", p, why), "lease:"+cmd)
+			}
+		}
 		return
 	}
 	shownPath := p

@@ -364,6 +364,11 @@ func (e *env) tool(req Request, k kind, skipCwd bool) Decision {
 				rule := "tool:" + req.Tool
 				return deny(toolReason(req.Tool, loc.st, v, loc.resolved, read), rule)
 			}
+			if !read && e.leased != nil && !(skipCwd && cwdField(f)) {
+				if why := e.leaseHit(cleanPath(joinPath(dir, slashes(e.tildePath(v)))), false); why != "" {
+					return deny(leaseReason(req.Tool, v, why), "lease:"+req.Tool)
+				}
+			}
 		}
 	}
 	return Decision{}

@@ -66,6 +66,7 @@ func (r *Runner) preToolUse(ev *Event, sc *scan) any {
 	if !r.off() {
 		req.State = append(req.State, r.integrityHome(p.root))
 	}
+	req.Leased = r.leaseCheck(ev, p)
 	cut, cmdCut := trimCut(&req)
 	check := r.Check
 	if check == nil {

@@ -11,6 +11,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/enforce"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 )
@@ -81,10 +82,22 @@ func (r *Runner) sessionSummary(ev *Event, _ *scan) any {
 	text := summary(ev.SessionID, p.cfg.Tasks.SessionScoped, time.Duration(p.cfg.Tasks.StaleAfterHours*float64(time.Hour)), r.Now(), snap.Entries)
 	if text == "" {
 		r.log.Printf(NameSessionStart, "no active tasks: added the onboarding lines (source %s)", ev.Source)
-		return contextAnswer{contextOutput{HookEventName: SessionStart, AdditionalContext: Onboarding}}
+		return contextAnswer{contextOutput{HookEventName: SessionStart, AdditionalContext: nameAgent(Onboarding, ev.SessionID)}}
 	}
 	r.log.Printf(NameSessionStart, "added a task summary (source %s)", ev.Source)
-	return contextAnswer{contextOutput{HookEventName: SessionStart, AdditionalContext: text}}
+	return contextAnswer{contextOutput{HookEventName: SessionStart, AdditionalContext: nameAgent(text, ev.SessionID)}}
+}
+
+// nameAgent puts the session's owner name (claim.SessionName) into the
+// text's first "--owner <you>": an agent that claims with it holds its
+// path leases in every later call of the session, whichever way the
+// claim was made (docs/leases.md).
+func nameAgent(text, session string) string {
+	name := claim.SessionName(session)
+	if name == "" {
+		return text
+	}
+	return strings.Replace(text, "--owner <you>", "--owner "+name+" (your name; --paths GLOB leases files you change)", 1)
 }
 
 // exportSession appends the session id to $CLAUDE_ENV_FILE when both are

@@ -108,11 +108,12 @@ type PlanCheckArgs struct {
 type PlanListArgs struct{}
 
 // ClaimArgs are task_claim's arguments, task-claim's stdin document
-// {"id"?,"owner","lease"?} (issue 10's contract).
+// {"id"?,"owner","lease"?,"paths"?}.
 type ClaimArgs struct {
-	ID    string `json:"id,omitzero" jsonschema:"Task to claim (T-…); absent: the next ready task."`
-	Owner string `json:"owner" jsonschema:"Who claims it (agent name)."`
-	Lease string `json:"lease,omitzero" jsonschema:"How long the claim lasts without renewal (90s, 15m, 2h)."`
+	ID    string   `json:"id,omitzero" jsonschema:"Task to claim (T-…); absent: the next ready task."`
+	Owner string   `json:"owner" jsonschema:"Who claims it (agent name)."`
+	Lease string   `json:"lease,omitzero" jsonschema:"How long the claim lasts without renewal (90s, 15m, 2h)."`
+	Paths []string `json:"paths,omitzero" jsonschema:"Paths to lease with the claim: globs relative to the checkout's top (src/api/**); other agents' writes there are refused while the claim is live."`
 }
 
 // DoctorArgs are task_doctor's arguments, its flags --strict and --repair.

@@ -61,7 +61,7 @@ func (o *Ops) ListFlags(req *task.ListRequest) (any, error) {
 // ClaimFlags claims task id ("" for the next ready one) for owner
 // (task-claim's flags); a zero lease is the default, any other must lie
 // between task.MinLease and task.MaxLease.
-func (o *Ops) ClaimFlags(id, owner string, lease time.Duration, remote string) (*contract.TaskAnswer, error) {
+func (o *Ops) ClaimFlags(id, owner string, lease time.Duration, paths []string, remote string) (*contract.TaskAnswer, error) {
 	if id != "" {
 		if err := o.ResolveHandles([]*string{&id}, nil); err != nil {
 			return nil, err
@@ -76,5 +76,5 @@ func (o *Ops) ClaimFlags(id, owner string, lease time.Duration, remote string) (
 	if lease != 0 && (lease < task.MinLease || lease > task.MaxLease) {
 		return nil, errcode.New(errcode.InvalidArguments, "--lease %v is not between %v and %v", lease, task.MinLease, task.MaxLease)
 	}
-	return o.Claim(store.ClaimRequest{ID: id, Owner: owner, Lease: lease}, remote)
+	return o.Claim(store.ClaimRequest{ID: id, Owner: owner, Lease: lease, Paths: paths}, remote)
 }

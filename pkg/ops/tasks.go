@@ -199,6 +199,9 @@ func (o *Ops) Claim(req store.ClaimRequest, remote string) (*contract.TaskAnswer
 	if err != nil {
 		return nil, err
 	}
+	if err := o.placeClaim(p, &req); err != nil {
+		return nil, err
+	}
 	if req.Lease == 0 {
 		req.Lease = claim.DefaultLease
 		if p.Config.Tasks.ClaimLease != "" {
@@ -241,6 +244,7 @@ func (o *Ops) Doctor(repair bool) (*store.DoctorReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	worktreeStores(rep, p.Root)
 	for _, f := range rep.Findings {
 		if !f.Repaired {
 			o.Warnf("%s %s: %s", f.Severity, f.Kind, f.Message)

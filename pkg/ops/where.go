@@ -69,7 +69,7 @@ type whereSession struct {
 var whereEnv = []string{
 	"MATRIXX_PROJECT_DIR", "CLAUDE_PROJECT_DIR", "MATRIXX_SESSION_ID", "CLAUDE_CODE_SESSION_ID",
 	"ULTRAWORK_TASK_LIST_ID", "OPENCODE_CONFIG_DIR", "XDG_CONFIG_HOME", "MATRIXX_LOCK_TIMEOUT_MS",
-	"MATRIXX_NO_FLOCK", "MATRIXX_NO_LIST_INDEX", "MATRIXX_DEBUG", "CLAUDECODE",
+	"MATRIXX_NO_FLOCK", "MATRIXX_NO_LIST_INDEX", "MATRIXX_DEBUG", "CLAUDECODE", project.OwnStoreVar,
 }
 
 // Where answers the --where flag: what a command in this Env would use

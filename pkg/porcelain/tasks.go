@@ -572,9 +572,10 @@ func DoneLine(handle, subject, id string) string {
 // ---- claim ----
 
 type claimCmd struct {
-	ID    string `arg:"" optional:"" placeholder:"ID" help:"Handle or id of the task (default: the next ready task)."`
-	Owner string `placeholder:"NAME" help:"Claim under this name (default: $MATRIXX_OWNER, else git config user.name, else $USER)."`
-	Lease string `placeholder:"DUR" help:"Lease, e.g. 15m or 2h (default: task-claim's)."`
+	ID    string   `arg:"" optional:"" placeholder:"ID" help:"Handle or id of the task (default: the next ready task)."`
+	Owner string   `placeholder:"NAME" help:"Claim under this name (default: $MATRIXX_OWNER, else git config user.name, else $USER)."`
+	Lease string   `placeholder:"DUR" help:"Lease, e.g. 15m or 2h (default: task-claim's)."`
+	Paths []string `placeholder:"GLOB" help:"Lease these paths with the claim: other agents' writes there are refused (src/api/**; docs/leases.md)."`
 }
 
 func (c *claimCmd) Help() string {
@@ -610,7 +611,7 @@ func (c *claimCmd) run(r *runner) error {
 		}
 	}
 	o := r.op("task-claim", true)
-	res, err := o.ClaimFlags(id, owner, lease, "")
+	res, err := o.ClaimFlags(id, owner, lease, c.Paths, "")
 	a := o.result(res, errcode.ExitOK, err)
 	if r.g.JSON {
 		return r.passJSON(a)

@@ -32,7 +32,10 @@ func OS() Env {
 // Root returns the project root (D11): dirFlag (-C DIR), else
 // $MATRIXX_PROJECT_DIR, else $CLAUDE_PROJECT_DIR, else the nearest ancestor
 // of the working directory holding .matrixx/ or .git, else the working
-// directory. The result is canonical (docs/design.md S24): absolute,
+// directory. A root that is the top of a linked git worktree (LinkedWorktree)
+// is replaced by its repository's store root, the main worktree (or the
+// common git directory of a bare repository), so every worktree of a
+// repository shares one store (docs/worktrees.md). The result is canonical (docs/design.md S24): absolute,
 // cleaned and resolved through symbolic links (filepath.EvalSymlinks), so
 // a project reached through a link (or macOS /tmp → /private/tmp) has one
 // root however it was named; the working directory is resolved before the
@@ -69,14 +72,29 @@ func RootSource(dirFlag string, env Env) (root, source string, err error) {
 		if !isDir(d) {
 			return "", "", errcode.New(errcode.InvalidArguments, "%s names %s, which is not an existing directory", src.name, d)
 		}
-		return Canonical(d), src.name, nil
+		root = Canonical(d)
+		if w, ok := LinkedWorktree(root); ok && env.Getenv(OwnStoreVar) != "own" {
+			return w.StoreRoot, src.name + " (" + sharedStore(w) + ")", nil
+		}
+		return root, src.name, nil
 	}
 	if !filepath.IsAbs(wd) {
 		wd, _ = filepath.Abs(wd)
 	}
 	// Every ancestor of a resolved directory is resolved too.
 	root = Discover(Canonical(wd))
+	if w, ok := LinkedWorktree(root); ok && env.Getenv(OwnStoreVar) != "own" {
+		return w.StoreRoot, filepath.Join(root, ".git") + " (" + sharedStore(w) + ")", nil
+	}
 	return root, Marker(root), nil
+}
+
+// sharedStore says why a linked worktree's root is another directory.
+func sharedStore(w *Worktree) string {
+	if w.Bare() {
+		return "a linked git worktree of the bare repository " + w.Common + ": every worktree shares the store in " + filepath.Join(w.Common, ".matrixx")
+	}
+	return "a linked git worktree: every worktree of the repository shares the main worktree's store, " + filepath.Join(w.StoreRoot, ".matrixx")
 }
 
 // Marker names what makes dir a project root: "<dir>/.matrixx" or

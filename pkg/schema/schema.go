@@ -126,9 +126,10 @@ func syncConflicts(s *jsonschema.Schema) *jsonschema.Schema {
 
 // claimInput is task-claim's stdin document.
 type claimInput struct {
-	ID    string `json:"id,omitzero" jsonschema:"Task to claim (T-…); absent: the next ready task."`
-	Owner string `json:"owner" jsonschema:"Who claims it (agent name)."`
-	Lease string `json:"lease,omitzero" jsonschema:"How long the claim lasts without renewal, Go duration syntax (90s, 15m, 2h)."`
+	ID    string   `json:"id,omitzero" jsonschema:"Task to claim (T-…); absent: the next ready task."`
+	Owner string   `json:"owner" jsonschema:"Who claims it (agent name)."`
+	Lease string   `json:"lease,omitzero" jsonschema:"How long the claim lasts without renewal, Go duration syntax (90s, 15m, 2h)."`
+	Paths []string `json:"paths,omitzero" jsonschema:"Paths to lease with the claim: globs relative to the checkout's top (src/api/**); other agents' writes there are refused while the claim is live."`
 }
 
 // doctorInput is task-doctor's stdin document.

@@ -26,6 +26,16 @@ type ClaimRequest struct {
 	Owner string
 	Lease time.Duration
 	Skew  time.Duration
+	// Paths are the path leases to take with the claim (cleaned globs,
+	// claim.CleanGlobs); nil keeps a renewed claim's paths and otherwise
+	// leases the task's declared paths (metadata.paths). A lease that
+	// overlaps a live lease of another task is refused (lease_conflict;
+	// docs/leases.md).
+	Paths []string
+	// Worktree and Branch are the checkout the claim is made in (recorded
+	// in the claim; "" outside git).
+	Worktree string
+	Branch   string
 }
 
 // Claim takes one task for req.Owner under the lock, a compare-and-swap
@@ -109,6 +119,9 @@ func (s *Store) claimNext(req ClaimRequest, transact func(func(tx *txn) error) e
 				}
 				tx.owner = req.Owner
 				if err := tx.takeClaim(t, mtime, req, now); err != nil {
+					if errcode.Of(err) == errcode.LeaseConflict {
+						continue // its paths are leased to another task: try the next one
+					}
 					return false, err
 				}
 				out = t
@@ -253,14 +266,29 @@ func (tx *txn) takeClaim(t *task.Task, mtime time.Time, req ClaimRequest, now ti
 	if t.Status == task.InProgress && old != nil && old.Expired(now) && claim.Holder(t, old) != req.Owner {
 		tx.recordEvent(history.LeaseExpired, t, tx.seen[t.ID]) // observed by this takeover
 	}
-	c := &claim.Claim{Owner: req.Owner, Session: session, ClaimedAt: claim.Stamp(now)}
+	c := &claim.Claim{Owner: req.Owner, Session: session, ClaimedAt: claim.Stamp(now), Worktree: req.Worktree, Branch: req.Branch}
 	renewal := t.Status == task.InProgress && old != nil && old.Owner == req.Owner && old.Session == session && !old.Expired(now)
 	if renewal {
 		c.ClaimedAt = old.ClaimedAt
 		c.ExpiresAt = old.ExpiresAt // Extend keeps a later expiry
 	}
 	c.Extend(now, req.Lease)
-	leaseOnly := renewal && t.Owner == req.Owner
+	switch {
+	case req.Paths != nil:
+		c.Paths = req.Paths
+	case renewal:
+		c.Paths = old.Paths
+	default:
+		c.Paths = cleanDeclared(DeclaredPaths(t))
+	}
+	if len(c.Paths) == 0 {
+		c.Paths = nil
+	}
+	if err := tx.leaseConflict(t.ID, c.Paths, now); err != nil {
+		return err
+	}
+	leaseOnly := renewal && t.Owner == req.Owner && slices.Equal(old.Paths, c.Paths) &&
+		old.Worktree == c.Worktree && old.Branch == c.Branch
 	t.Status = task.InProgress
 	t.Owner = req.Owner
 	claim.Set(t, c)
@@ -380,6 +408,7 @@ func updateClaim(t *task.Task, prevStatus task.Status, prevOwner string, req *ta
 	if continuing {
 		c.ClaimedAt = old.ClaimedAt
 		c.RenewedAt, c.LeaseMs, c.ExpiresAt = old.RenewedAt, old.LeaseMs, old.ExpiresAt
+		c.Paths, c.Worktree, c.Branch = old.Paths, old.Worktree, old.Branch
 	}
 	if req.LeaseDur > 0 {
 		c.Extend(now, req.LeaseDur)

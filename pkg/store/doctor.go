@@ -66,6 +66,18 @@ type DoctorReport struct {
 	Errors   int       `json:"errors"`
 	Warnings int       `json:"warnings"`
 	Repaired int       `json:"repaired"`
+	// Leases are the live path leases of the records (docs/leases.md).
+	Leases []claim.IndexEntry `json:"leases,omitempty"`
+}
+
+// Add appends a finding made outside the store (the worktree check) and
+// recounts.
+func (r *DoctorReport) Add(f Finding) {
+	if f.IDs == nil {
+		f.IDs = []string{}
+	}
+	r.Findings = append(r.Findings, f)
+	r.count()
 }
 
 // Doctor checks the store. With repair it holds the lock, applies the
@@ -79,7 +91,12 @@ func (s *Store) Doctor(repair bool) (*DoctorReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		return diagnose(snap, s.now()), nil
+		rep := diagnose(snap, s.now())
+		if err := s.doctorLeases(rep, snap, false); err != nil {
+			return nil, err
+		}
+		rep.count()
+		return rep, nil
 	}
 	var rep *DoctorReport
 	err := s.transact(func(tx *txn) error {
@@ -121,7 +138,7 @@ func (s *Store) Doctor(repair bool) (*DoctorReport, error) {
 				return err
 			}
 		}
-		return nil
+		return s.doctorLeases(rep, snap, true)
 	})
 	if err != nil {
 		return nil, err

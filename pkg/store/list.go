@@ -89,7 +89,11 @@ func summaryOf(t *task.Task, unresolved []string, now time.Time) task.Summary {
 	}
 	if t.Status == task.InProgress {
 		if _, ok := t.Metadata[claim.Key]; ok {
-			sum.ClaimExpired = claim.Of(t).Expired(now)
+			c := claim.Of(t)
+			sum.ClaimExpired = c.Expired(now)
+			if c != nil {
+				sum.Paths, sum.Worktree, sum.Branch = c.Paths, c.Worktree, c.Branch
+			}
 		}
 	}
 	return sum

@@ -50,6 +50,9 @@ type txn struct {
 	// (their events name primary in Of).
 	primary   string
 	mirroring bool
+	// staleLease names tasks whose lease index entries were found stale
+	// under the lock (their claim ended): dropped at the next index write.
+	staleLease map[string]bool
 }
 
 // get reads one record under the lock (see readRec).
@@ -205,6 +208,9 @@ func (tx *txn) writeAt(t *task.Task, mtime time.Time) error {
 			return nil
 		}
 	}
+	if err := tx.syncLeases(t, true); err != nil {
+		return err
+	}
 	err = tx.s.Record.WriteFile(path, data, durable.Options{BeforeRename: before, NoDirSync: true, ModTime: mtime, Expect: expect})
 	if errors.Is(err, durable.ErrChanged) {
 		err = errcode.New(errcode.TaskLockUnavailable, "%s changed after this process read it under the lock: the lock was taken over while this process was paused, and the other write stands; nothing was written, retry", task.FileName(t.ID))
@@ -230,7 +236,7 @@ func (tx *txn) writeAt(t *task.Task, mtime time.Time) error {
 	}
 	tx.remember(t.ID, data) // a second write in the same transaction replaces this one
 	tx.recordHistory(t, replaced, data, !mtime.IsZero())
-	return nil
+	return tx.syncLeases(t, false)
 }
 
 // keepAlive fails once the lock is lost and renews .lock's timestamp every

@@ -88,11 +88,13 @@ func checkClaimKey(md Metadata) error {
 	return nil
 }
 
-// ClaimDoc is task-claim's stdin document: {"id"?,"owner","lease"?}.
+// ClaimDoc is task-claim's stdin document:
+// {"id"?,"owner","lease"?,"paths"?:[globs]} (paths: docs/leases.md).
 type ClaimDoc struct {
-	ID    string `json:"id,omitempty"`
-	Owner string `json:"owner"`
-	Lease string `json:"lease,omitempty"`
+	ID    string   `json:"id,omitempty"`
+	Owner string   `json:"owner"`
+	Lease string   `json:"lease,omitempty"`
+	Paths []string `json:"paths,omitempty"`
 }
 
 // ParseClaim decodes task-claim's document. The owner is required

@@ -73,6 +73,12 @@ type Summary struct {
 	// ClaimExpired marks an in_progress task whose claim's lease has
 	// ended: task-claim may take it over (docs/claims.md).
 	ClaimExpired bool `json:"claimExpired,omitzero"`
+	// Paths, Worktree and Branch describe an in_progress task's claim:
+	// its path leases (docs/leases.md) and the git checkout it was made
+	// in. Absent otherwise.
+	Paths    []string `json:"paths,omitempty"`
+	Worktree string   `json:"worktree,omitempty"`
+	Branch   string   `json:"branch,omitempty"`
 }
 
 // MetadataString returns metadata[key] when it is a JSON string.

@@ -64,7 +64,7 @@ func (f *settingsFlags) files(a *app.App) (settingsFile, []settingsFile, error) 
 	if herr == nil && home != "" {
 		all = append(all, settingsFile{filepath.Join(home, ".claude", "settings.json"), "--user"})
 	}
-	root, err := project.Root(f.Dir, a.Env)
+	root, err := project.CheckoutRoot(f.Dir, a.Env)
 	if err != nil && !f.User {
 		return settingsFile{}, nil, errcode.Wrap(errcode.InternalError, err, "finding the project root")
 	}

@@ -29,7 +29,7 @@ func hostFile(a *app.App, f *settingsFlags, h hook.Host) (string, error) {
 		}
 		return hook.HostSettings(h, "", home, a.Env.Getenv("CODEX_HOME"), true), nil
 	}
-	root, err := project.Root(f.Dir, a.Env)
+	root, err := project.CheckoutRoot(f.Dir, a.Env)
 	if err != nil {
 		return "", errcode.Wrap(errcode.InternalError, err, "finding the project root")
 	}

@@ -24,7 +24,7 @@ type mcpFlags struct {
 
 // mcpJSONPath is the project's .mcp.json.
 func mcpJSONPath(a *app.App, dir string) (string, error) {
-	root, err := project.Root(dir, a.Env)
+	root, err := project.CheckoutRoot(dir, a.Env)
 	if err != nil {
 		return "", errcode.Wrap(errcode.InternalError, err, "finding the project root")
 	}

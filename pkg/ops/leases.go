@@ -1,0 +1,93 @@
+package ops
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
+)
+
+// checkout is the git checkout of the command's working directory (its
+// top and branch; the project root outside git).
+func (o *Ops) checkout(p *Project) project.Checkout {
+	wd, err := o.env.Proc.Getwd()
+	if err != nil {
+		return project.Checkout{Dir: p.Root}
+	}
+	co := project.CheckoutOf(wd)
+	if co.Dir == "" {
+		co.Dir = p.Root
+	}
+	return co
+}
+
+// placeClaim records where a claim is made (worktree and branch) and
+// cleans its lease globs against that checkout (docs/leases.md).
+func (o *Ops) placeClaim(p *Project, req *store.ClaimRequest) error {
+	co := o.checkout(p)
+	req.Worktree, req.Branch = co.Dir, co.Branch
+	if req.Paths == nil {
+		return nil
+	}
+	paths, err := claim.CleanGlobs(req.Paths, co.Dir, p.Root)
+	if err != nil {
+		return err
+	}
+	req.Paths = paths
+	return nil
+}
+
+// DeclarePaths records the paths a new task will touch in its
+// metadata.paths (task-create --paths), cleaned against the checkout of
+// the working directory; task-claim leases them (docs/leases.md).
+func (o *Ops) DeclarePaths(it *task.CreateItem, globs []string) error {
+	p, err := o.Project()
+	if err != nil {
+		return err
+	}
+	paths, err := claim.CleanGlobs(globs, o.checkout(p).Dir, p.Root)
+	if err != nil {
+		return FlagError(err)
+	}
+	data, err := json.Marshal(paths)
+	if err != nil {
+		return err
+	}
+	if it.Metadata == nil {
+		it.Metadata = task.Metadata{}
+	}
+	it.Metadata[store.PathsKey] = jsontext.Value(data)
+	return nil
+}
+
+// worktreeStores reports the linked worktrees of the project's repository
+// that hold a task store of their own (docs/worktrees.md): no command
+// reads it since the worktrees share the main worktree's store.
+func worktreeStores(rep *store.DoctorReport, root string) {
+	for _, wt := range project.LinkedWorktrees(root) {
+		names, _ := filepath.Glob(filepath.Join(wt, ".matrixx", "tasks", "T-*.json"))
+		if len(names) == 0 {
+			continue
+		}
+		rep.Add(store.Finding{Kind: store.KindWorktreeStore, Severity: store.SeverityWarning,
+			Message: fmt.Sprintf("the worktree %s holds a task store of its own (%d task file(s)) that no command reads: every worktree of the repository shares %s", wt, len(names), filepath.Join(root, ".matrixx")),
+			Repair: fmt.Sprintf("merge it: %s=own task-sync export -C %s | task-sync import -C %s --on-conflict newer; then remove %s by hand",
+				project.OwnStoreVar, shellWord(wt), shellWord(root), shellWord(filepath.Join(wt, ".matrixx")))})
+	}
+}
+
+// shellWord quotes s as one shell word for a command line shown to a
+// person (left bare when it needs no quoting).
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:@,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
