@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Path leases through the real Claude Code (docs/leases.md): session A
@@ -20,6 +21,9 @@ const sessionC = "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b"
 // leaseScenario runs A in pa and B in pb (the same checkout, or two
 // worktrees of one repository) and checks the refusals and the release.
 func leaseScenario(t *testing.T, pa, pb *Project, storeRoot string) {
+	// Each session makes a handful of calls; a loaded 2-core machine
+	// needs more than the default minute for some of them.
+	pa.Timeout, pb.Timeout = 3*time.Minute, 3*time.Minute
 	// The Stop hook would hold A (it holds a claim): not what is tested.
 	writeConfig(t, &Project{Root: storeRoot}, `{"disabled_hooks":["task-continuation-enforcer"]}`)
 	id := pa.createTask(t, "--subject", "Rewrite the API")
