@@ -15,28 +15,34 @@ import (
 )
 
 // checkout is the git checkout of the command's working directory (its
-// top and branch; the project root outside git).
-func (o *Ops) checkout(p *Project) project.Checkout {
+// top and branch; empty outside git).
+func (o *Ops) checkout() project.Checkout {
 	wd, err := o.env.Proc.Getwd()
 	if err != nil {
-		return project.Checkout{Dir: p.Root}
+		return project.Checkout{}
 	}
-	co := project.CheckoutOf(wd)
-	if co.Dir == "" {
-		co.Dir = p.Root
-	}
-	return co
+	return project.CheckoutOf(wd)
 }
 
-// placeClaim records where a claim is made (worktree and branch) and
-// cleans its lease globs against that checkout (docs/leases.md).
+// globTop is what lease globs are relative to: the checkout's top, else
+// the project root.
+func globTop(co project.Checkout, p *Project) string {
+	if co.Dir == "" {
+		return p.Root
+	}
+	return co.Dir
+}
+
+// placeClaim records where a claim is made (worktree and branch, inside
+// git) and cleans its lease globs against that checkout
+// (docs/leases.md).
 func (o *Ops) placeClaim(p *Project, req *store.ClaimRequest) error {
-	co := o.checkout(p)
+	co := o.checkout()
 	req.Worktree, req.Branch = co.Dir, co.Branch
 	if req.Paths == nil {
 		return nil
 	}
-	paths, err := claim.CleanGlobs(req.Paths, co.Dir, p.Root)
+	paths, err := claim.CleanGlobs(req.Paths, globTop(co, p), p.Root)
 	if err != nil {
 		return err
 	}
@@ -52,7 +58,7 @@ func (o *Ops) DeclarePaths(it *task.CreateItem, globs []string) error {
 	if err != nil {
 		return err
 	}
-	paths, err := claim.CleanGlobs(globs, o.checkout(p).Dir, p.Root)
+	paths, err := claim.CleanGlobs(globs, globTop(o.checkout(), p), p.Root)
 	if err != nil {
 		return FlagError(err)
 	}
