@@ -1,4 +1,4 @@
-// Command bench measures the toolkit's speed against the bars of DESIGN §5
+// Command bench measures the toolkit's speed against the bars of our design
 // (issue 5) with whole-process timings: it builds the binaries into a temp
 // directory, generates task stores, runs each binary many times alternated
 // with its baseline, and prints Markdown tables of medians and ratios.

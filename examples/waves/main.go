@@ -1,5 +1,5 @@
 // Command waves is the README's demo: it runs the wave-planning example of
-// spec §7.4 through the real task binaries in a fresh project directory and
+// the original's specification through the real task binaries in a fresh project directory and
 // prints what is runnable after each wave.
 //
 //	go run ./examples/waves -bin bin [-dir DIR] [-keep]

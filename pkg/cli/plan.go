@@ -52,7 +52,7 @@ type planSub interface {
 	run(a *app.App, p *planCmd) error
 }
 
-// Plan is the plan binary (spec §9, DESIGN D17–D18).
+// Plan is the plan binary.
 func Plan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := &planCmd{}
 	return app.Run("plan", planHelp, c, c.run, args, stdin, stdout, stderr)

@@ -1,4 +1,4 @@
-// Package config loads matrixx.jsonc (spec §3, DESIGN D12).
+// Package config loads matrixx.jsonc.
 //
 // Two files are read, both optional: the user's <OpenCode config
 // dir>/matrixx.jsonc and the project's <root>/.matrixx/matrixx.jsonc
@@ -41,7 +41,7 @@ import (
 // FileName is the config file's name in both places.
 const FileName = "matrixx.jsonc"
 
-// Tasks is the resolved tasks.* section (spec §3.2).
+// Tasks is the resolved tasks.* section.
 type Tasks struct {
 	// Scope is "project" (.matrixx/tasks under the root) or "global".
 	Scope string `json:"scope"`
@@ -68,7 +68,7 @@ type Tasks struct {
 	PluginSchema bool `json:"plugin_schema,omitzero"`
 	// DenyHostTaskTools: the PreToolUse hook denies the host's own todo
 	// and task tools (Claude Code's TodoWrite, TaskCreate, …), so work
-	// goes to the one task store (docs/hooks.md H27). Default true.
+	// goes to the one task store (docs/hooks.md). Default true.
 	DenyHostTaskTools bool `json:"deny_host_task_tools"`
 }
 
@@ -87,7 +87,7 @@ type Config struct {
 	Origins map[string]string `json:"origins,omitempty"`
 }
 
-// Defaults of spec §3.2.
+// Defaults of the original's specification
 func Defaults() Tasks {
 	return Tasks{
 		Scope:                     "project",

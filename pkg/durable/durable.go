@@ -1,4 +1,4 @@
-// Package durable writes files atomically and durably (DESIGN D6, spec §5.2).
+// Package durable writes files atomically and durably.
 //
 // WriteFile writes a temp file in the target's directory, fsyncs it, runs an
 // optional last check, renames it over the target and fsyncs the directory,
@@ -31,7 +31,7 @@ type Options struct {
 	Perm fs.FileMode
 	// BeforeRename runs after the temp file is synced and before it replaces
 	// the target; an error aborts the write and leaves the target untouched.
-	// The store uses it to re-check lock ownership (D5).
+	// The store uses it to re-check lock ownership.
 	BeforeRename func() error
 	// NoSync skips both fsyncs (for caches whose loss is harmless).
 	NoSync bool
@@ -246,7 +246,7 @@ func ReadFile(path string) ([]byte, error) {
 }
 
 // IsTemp reports whether name (a base name) is a temp file of WriteFile or of
-// the original implementation ("<name>.tmp.<ms>", spec §5.2).
+// the original implementation ("<name>.tmp.<ms>").
 func IsTemp(name string) bool {
 	if strings.HasPrefix(name, ".") && strings.Contains(name, TempInfix) {
 		return true

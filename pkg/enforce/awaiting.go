@@ -11,7 +11,7 @@ import (
 // (the event's last_assistant_message), ends by asking the user something
 // and so waits for an answer: then the stop is let through, since blocking
 // it would make the agent answer its own question (the awaiting-user skip,
-// docs/hooks.md H25). The rule:
+// docs/hooks.md). The rule:
 //
 //  1. Code is not prose: fenced blocks (``` or ~~~), indented code lines,
 //     inline code spans and quoted lines ("> …") are removed first, so a "?"

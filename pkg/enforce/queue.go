@@ -1,5 +1,5 @@
-// Package enforce is task-continuation-enforcer for Stop and SubagentStop
-// (spec §8.1, DESIGN D15): it decides whether an agent that wants to stop
+// Package enforce is task-continuation-enforcer for Stop and SubagentStop:
+// it decides whether an agent that wants to stop
 // still has task work, and if so blocks the stop with a directive listing
 // that work.
 //
@@ -15,7 +15,7 @@
 // leave the queue.
 //
 // Classification of an incomplete (pending or in_progress) task: blocked
-// when it is pending with an unresolved blocker (spec §7.3: only completed
+// when it is pending with an unresolved blocker (the original's specification: only completed
 // resolves); stale when its file's mtime is older than
 // tasks.stale_after_hours (on SubagentStop, tasks.background_stale_after_hours:
 // a subagent's claimed task idle past that window stops holding it). Blocked and stale tasks are listed but never force

@@ -1,5 +1,5 @@
 // Package errcode defines the stable error codes every binary reports and the
-// one mapping from an error to a process exit status (DESIGN D2, spec §6.6).
+// one mapping from an error to a process exit status.
 //
 // A tool error travels as a value of type *Error and is printed as the flat
 // envelope {"error":"<code>","message":"…"} on stdout. Codes are part of the
@@ -14,43 +14,43 @@ import (
 // Code is a stable, snake_case error identifier.
 type Code string
 
-// Codes of spec §6.6, plus the ones this toolkit adds (documented in README).
+// Codes of the original implementation, plus the ones this toolkit adds (documented in README).
 const (
-	// InvalidTaskID: an id does not match ^T-[A-Za-z0-9]+(-[A-Za-z0-9]+)*$ (spec §4.2).
+	// InvalidTaskID: an id does not match ^T-[A-Za-z0-9]+(-[A-Za-z0-9]+)*$.
 	InvalidTaskID Code = "invalid_task_id"
-	// TaskNotFound: task-update on an id with no file (spec §6.4).
+	// TaskNotFound: task-update on an id with no file.
 	TaskNotFound Code = "task_not_found"
-	// TaskLockUnavailable: a .lock (task store or plans directory) stayed held past the retry budget (spec §5.3, D5).
+	// TaskLockUnavailable: a .lock (task store or plans directory) stayed held past the retry budget.
 	TaskLockUnavailable Code = "task_lock_unavailable"
-	// ValidationError: the input document or a field in it is invalid (spec §6.6).
+	// ValidationError: the input document or a field in it is invalid.
 	ValidationError Code = "validation_error"
 	// InvalidArguments: the binary was called wrongly (flags, missing input); exit 2.
 	InvalidArguments Code = "invalid_arguments"
-	// InternalError: a filesystem or other unexpected failure (spec §6.6).
+	// InternalError: a filesystem or other unexpected failure.
 	InternalError Code = "internal_error"
-	// DependencyCycle: a self-edge or an edge that would close a cycle (D9).
+	// DependencyCycle: a self-edge or an edge that would close a cycle.
 	DependencyCycle Code = "dependency_cycle"
 	// TaskCorrupt: the task's file exists but is not a valid record; nothing was changed.
 	TaskCorrupt Code = "task_corrupt"
 	// InputTooLarge: the stdin document is larger than the documented cap.
 	InputTooLarge Code = "input_too_large"
-	// ConfigError: matrixx.jsonc is unreadable or holds a bad value (D12).
+	// ConfigError: matrixx.jsonc is unreadable or holds a bad value.
 	ConfigError Code = "config_error"
-	// InvalidFilePath: a plan name is not kebab-case or tries a path trick (spec §9).
+	// InvalidFilePath: a plan name is not kebab-case or tries a path trick.
 	InvalidFilePath Code = "invalid_file_path"
-	// FileNotFound: the named plan does not exist (spec §9).
+	// FileNotFound: the named plan does not exist.
 	FileNotFound Code = "file_not_found"
 	// FileExists: plan create on a name that already exists.
 	FileExists Code = "file_exists"
-	// FileTooLarge: a plan would exceed its size cap (spec §9).
+	// FileTooLarge: a plan would exceed its size cap.
 	FileTooLarge Code = "file_too_large"
-	// AnchorMismatch: a LINE#ID anchor no longer matches the file (spec §9).
+	// AnchorMismatch: a LINE#ID anchor no longer matches the file.
 	AnchorMismatch Code = "anchor_mismatch"
-	// InvalidEdit: a plan edit is malformed or overlaps another edit (spec §9).
+	// InvalidEdit: a plan edit is malformed or overlaps another edit.
 	InvalidEdit Code = "invalid_edit"
 	// PlanLinkBroken: a task's plan item (metadata planItem) no longer carries
 	// the item's text (planItemText), and the text is on no item or on several
-	// (docs/plans.md P23).
+	// (docs/plans.md).
 	PlanLinkBroken Code = "plan_link_broken"
 	// AmbiguousID: a short handle (a suffix of an id's digits) names more
 	// than one task; the message lists the candidates (docs/porcelain.md).
@@ -145,7 +145,7 @@ func As(err error) *Error {
 	return &Error{Code: InternalError, Message: err.Error(), Err: err}
 }
 
-// Exit statuses of the task and plan binaries (DESIGN D2).
+// Exit statuses of the task and plan binaries.
 const (
 	ExitOK      = 0 // success
 	ExitTool    = 1 // tool error: the flat envelope on stdout
@@ -153,7 +153,7 @@ const (
 	ExitPartial = 3 // a batch where some items failed and some succeeded
 )
 
-// ExitStatus maps an error to the process exit status of D2. It is the only
+// ExitStatus maps an error to the process exit status. It is the only
 // place where codes become exit statuses.
 func ExitStatus(err error) int {
 	switch Of(err) {

@@ -1,5 +1,5 @@
 // Package guard decides whether a tool call may touch the plan and task
-// stores (spec §8.2, DESIGN D13): writes to .matrixx/plans and
+// stores: writes to .matrixx/plans and
 // .matrixx/tasks and generic reads of .matrixx/plans are denied, through
 // file tools and through Bash (parsed with mvdan.cc/sh/v3/syntax).
 //
@@ -72,7 +72,7 @@ type Decision struct {
 	Rule string
 }
 
-// Check decides one tool call (spec §8.2, DESIGN D13). It never panics: a
+// Check decides one tool call. It never panics: a
 // panic inside the analysis is recovered and answered like a Bash command
 // that does not parse (deny only when the raw input clearly names a
 // guarded path together with a write).

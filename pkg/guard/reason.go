@@ -36,7 +36,7 @@ func storeWhat(st store) string {
 	case configDir:
 		return "the directory of the user's matrixx config"
 	case state:
-		return "in the hooks' state (.matrixx/state, or the integrity check's records)"
+		return "in the hooks' state or records"
 	}
 	return "the .matrixx directory"
 }

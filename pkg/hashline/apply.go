@@ -30,7 +30,7 @@ type span struct {
 	index       int
 }
 
-// Apply applies edits to t all-or-nothing (spec §9, D17). Every anchor is
+// Apply applies edits to t all-or-nothing. Every anchor is
 // checked against t before anything changes, and all edits refer to t as
 // it is (line numbers do not shift between edits of one batch).
 //

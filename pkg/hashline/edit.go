@@ -54,7 +54,7 @@ type rawEdit struct {
 	Lines jsontext.Value `json:"lines,omitzero"`
 }
 
-// strict are the decode options of package input (D1).
+// strict are the decode options of package input.
 var strict = json.JoinOptions(
 	json.RejectUnknownMembers(true),
 	json.MatchCaseInsensitiveNames(false),

@@ -1,6 +1,5 @@
 // Package hashline addresses the lines of a text by LINE#ID anchors and
-// applies line edits that are checked against those anchors (spec §9,
-// DESIGN D17).
+// applies line edits that are checked against those anchors.
 //
 // A line is shown as "N#ID|content": N is its 1-based number and ID four
 // symbols of the alphabet ZPMQVRWSNKTXJBYH derived from its content. An edit

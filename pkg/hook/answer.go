@@ -8,7 +8,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/guard"
 )
 
-// Answers in Claude Code's hook protocol (DESIGN §3). The hook writes at
+// Answers in Claude Code's hook protocol. The hook writes at
 // most one of them, as one JSON object on stdout followed by a newline, and
 // exits 0; no answer at all means "no opinion".
 

@@ -12,7 +12,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
 )
 
-// The hook events of Claude Code that matrixx-hook answers (DESIGN §3).
+// The hook events of Claude Code that matrixx-hook answers.
 const (
 	PreToolUse         = "PreToolUse"
 	PostToolUse        = "PostToolUse"
@@ -260,7 +260,7 @@ func (d *decoder) skip(name, want string) error {
 	return d.dec.SkipValue()
 }
 
-// background counts running entries of background_tasks (H10): an entry
+// background counts running entries of background_tasks: an entry
 // counts only when it is an object whose "status" is absent or a string
 // that is not a finished state (finishedStatus, any case). Anything else —
 // null, a bare string or number, an object whose status is not a string —

@@ -22,7 +22,7 @@ func (r *Runner) guardAndMark(ev *Event, sc *scan) any {
 	return a
 }
 
-// preToolUse is task-edit-guard (spec §8.2, D13): it builds a guard.Request
+// preToolUse is task-edit-guard: it builds a guard.Request
 // from the event and denies when the guard does. A tool call with neither a
 // command nor a path field gets no opinion without any file access.
 func (r *Runner) preToolUse(ev *Event, sc *scan) any {

@@ -1,5 +1,5 @@
-// Package hook is matrixx-hook's event handling for Claude Code (spec §8,
-// notepad spec, DESIGN §3 and D13–D16): it reads one hook event on stdin,
+// Package hook is matrixx-hook's event handling for Claude Code and the
+// other hosts: it reads one hook event on stdin,
 // routes it on hook_event_name and tool_name, and answers in the host's
 // protocol: at most one JSON object on stdout, exit status 0. Exit status 2
 // (a block, to the host) is never used; denials and blocks are JSON answers.
@@ -34,7 +34,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
 
-// Hook names, as listed in disabled_hooks (spec §3, notepad spec).
+// Hook names, as listed in disabled_hooks.
 const (
 	NameGuard        = "task-edit-guard"
 	NameNotepad      = "task-notepad-writer"
@@ -81,8 +81,8 @@ type Runner struct {
 }
 
 // Run handles one invocation and returns the exit status, which is always
-// 0: while handling a host event the hook answers in JSON and never exits 2
-// (DESIGN D2). It never panics.
+// 0: while handling a host event the hook answers in JSON and never exits 2.
+// It never panics.
 func (r *Runner) Run(mode Mode, stdin io.Reader) (status int) {
 	if r.Now == nil {
 		r.Now = time.Now

@@ -18,7 +18,7 @@ var hostTaskTools = map[string]string{
 }
 
 // hostToolDenial is the PreToolUse answer for one of the host's own task
-// tools (docs/hooks.md H27): a denial naming the binary to use instead,
+// tools (docs/hooks.md): a denial naming the binary to use instead,
 // unless tasks.deny_host_task_tools is false. Any other tool: nil. A
 // broken config falls back to the defaults (deny).
 func (r *Runner) hostToolDenial(ev *Event) any {

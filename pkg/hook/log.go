@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Log says what each hook decided and why (DESIGN D16). It is off unless
+// Log says what each hook decided and why. It is off unless
 // MATRIXX_DEBUG is set (lines go to stderr) or MATRIXX_HOOK_LOG names a file
 // (lines are appended to it); both may be on. One line per note:
 //

@@ -24,7 +24,7 @@ const (
 	FilterTail = 1 << 20
 )
 
-// postToolUse is task-notepad-writer (spec §8.5, notepad spec, D14) on a
+// postToolUse is task-notepad-writer on a
 // PostToolUse event. It recognises task creation and completion in two
 // shapes:
 //

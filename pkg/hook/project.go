@@ -19,7 +19,7 @@ type proj struct {
 	store *store.Store
 }
 
-// root resolves the event's project root (D11): -C DIR, else
+// root resolves the event's project root: -C DIR, else
 // $MATRIXX_PROJECT_DIR, else $CLAUDE_PROJECT_DIR, else the nearest ancestor
 // of the event's cwd (of the process's working directory when the event
 // has no absolute cwd) holding .matrixx/ or .git.

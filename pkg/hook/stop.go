@@ -35,7 +35,7 @@ func turnKey(ev *Event) string {
 // StateDir returns where hook state lives: <root>/.matrixx/state.
 func StateDir(root string) string { return filepath.Join(root, ".matrixx", "state") }
 
-// stop is task-continuation-enforcer (spec §8.1, D15) on Stop and
+// stop is task-continuation-enforcer on Stop and
 // SubagentStop: {"decision":"block","reason":…} while the session has
 // actionable work (pkg/enforce), nothing otherwise. It never blocks because
 // of its own error: an unreadable store, a broken config or a state file it

@@ -1,10 +1,10 @@
 // Package input reads and strictly decodes the one JSON document a binary
-// takes on stdin (DESIGN D1).
+// takes on stdin.
 //
 // Strict means: exactly one document (trailing data is an error), no
 // duplicate keys, keys matched case-sensitively, unknown keys refused, valid
 // UTF-8 only, no null where a value is expected (null is allowed only inside
-// "metadata", where it means "delete this key", spec §6.4). A leading UTF-8
+// "metadata", where it means "delete this key"). A leading UTF-8
 // byte-order mark is accepted and dropped. Every error is an
 // *errcode.Error with code validation_error (or input_too_large) whose
 // message names the offending field.
@@ -32,7 +32,7 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // Read reads the whole document from r, at most limit bytes (MaxBytes when
 // limit <= 0), and drops a leading UTF-8 BOM. Input that is empty or only
-// whitespace reads as "{}" with empty=true (DESIGN D1).
+// whitespace reads as "{}" with empty=true.
 //
 // Errors: input_too_large past the cap, internal_error when r fails.
 func Read(r io.Reader, limit int64) (data []byte, empty bool, err error) {

@@ -1,5 +1,5 @@
-// Package lock implements the task store's interoperable lock (spec §5.3,
-// DESIGN D5).
+// Package lock implements the task store's interoperable lock, the one
+// the original implementation takes too.
 //
 // The lock is the file ".lock" in the locked directory, created exclusively
 // and holding {"id":"<uuid>","timestamp":<ms epoch>} plus our own fields
@@ -43,7 +43,7 @@ import (
 // FileName is the lock file's name inside the locked directory.
 const FileName = ".lock"
 
-// StaleAfter is the age past which a .lock may be evicted (spec §5.3).
+// StaleAfter is the age past which a .lock may be evicted.
 const StaleAfter = 30 * time.Second
 
 // DefaultTimeout is the default budget for acquiring the lock: 10 s.
@@ -408,7 +408,7 @@ func (l *Lock) tryEvict(path string, opt Options) (evictOutcome, string) {
 	return wait, holder
 }
 
-// isStale applies the staleness rules of D5.
+// isStale applies the staleness rules in the package comment.
 func (l *Lock) isStale(rec record, parsed bool, now, mtime time.Time, stale time.Duration) bool {
 	if l.kernel != nil && parsed && rec.Flock && rec.Host == hostname() && !alive(rec.PID) {
 		// Written by one of ours while holding the kernel lock, which we
@@ -620,7 +620,7 @@ func (l *Lock) Kernel() bool { return l.kernel != nil }
 func (l *Lock) FD() int { return l.fd }
 
 // Check verifies that .lock still carries our id; the store calls it right
-// before the final rename of every write (D5), so a holder that lost the
+// before the final rename of every write, so a holder that lost the
 // lock (paused past the stale threshold and evicted by a process without
 // the kernel lock) never overwrites its successor's work.
 // Error: task_lock_unavailable.
@@ -672,7 +672,7 @@ func (l *Lock) Refresh(now time.Time) error {
 	}
 }
 
-// Unlink removes .lock if it still carries our id (spec §5.3 release). The
+// Unlink removes .lock if it still carries our id (the original's release rule). The
 // kernel lock stays held until Release.
 func (l *Lock) Unlink() error {
 	if l.unlinked {

@@ -11,7 +11,7 @@ import (
 )
 
 // Answers are what the task tools answered, as the notepad writer reads
-// them from a tool's output (spec §6.1, §6.4). Only two shapes count:
+// them from a tool's output. Only two shapes count:
 //
 //   - a create answer: an object with exactly the members "tasks" and
 //     "errors", both arrays; every "tasks" entry an object with a task "id"

@@ -10,8 +10,8 @@ import (
 // Adhoc is the bucket of tasks without a usable plan.
 const Adhoc = "adhoc"
 
-// Reason says why a bucket was chosen (notepad spec, "The resolution
-// rule"); UnsafePlanName is ours (D14).
+// Reason says why a bucket was chosen ("The resolution
+// rule"); UnsafePlanName is ours.
 type Reason string
 
 // The reasons.

@@ -8,7 +8,7 @@ import (
 // The exact literals of the notepad spec ("Scaffold structure"): a header
 // block and four sections, and the three-line completion stamp appended
 // after a blank line. The header's **Status** line is never rewritten; the
-// stamp alone records completion (D14).
+// stamp alone records completion.
 const (
 	// MarkerPrefix starts the scaffold-idempotency marker line,
 	// "**Task ID**: <id>".

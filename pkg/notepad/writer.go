@@ -1,5 +1,4 @@
-// Package notepad is task-notepad-writer (spec §8.5,
-// spec/task-notepad-writer.md, DESIGN D14): a plain-markdown notepad per
+// Package notepad is task-notepad-writer: a plain-markdown notepad per
 // task under <root>/.matrixx/notepads/<bucket>/<n>-<slug>.md, scaffolded when
 // the task is created and stamped when it is completed.
 //

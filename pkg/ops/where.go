@@ -11,7 +11,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 )
 
-// WhereAnswer is what --where prints (docs/design.md S28): what the
+// WhereAnswer is what --where prints (docs/design.md): what the
 // command would use and why, like git rev-parse --show-toplevel and git
 // config --show-origin. Shape:
 //

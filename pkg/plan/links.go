@@ -11,7 +11,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-// Link is one task's tie to an item of a plan (D18, docs/plans.md P23):
+// Link is one task's tie to an item of a plan (docs/plans.md):
 // metadata.planItem (the item's number when the link was last written)
 // and metadata.planItemText (the item's text then).
 type Link struct {
@@ -48,7 +48,7 @@ func LinkOf(t *task.Task, name string) (Link, bool) {
 // number (a JSON integer, or a string of digits), in the same project
 // (project.Matcher.Same: every task of the project's own store counts; in
 // a shared store, tasks whose projectRoot names another project do not,
-// tasks without one do; docs/design.md S24). A deleted task holds no item,
+// tasks without one do; docs/design.md). A deleted task holds no item,
 // so deleting an item's task files it again.
 type Links []Link
 
@@ -107,7 +107,7 @@ const (
 // task is ignored (and named on stderr).
 type Detached struct{ Link }
 
-// Resolution is where each link of a plan points now (docs/plans.md P23).
+// Resolution is where each link of a plan points now (docs/plans.md).
 type Resolution struct {
 	byItem map[int][]task.Status
 	// Moves are the links to rewrite (followed, or text recorded).
@@ -252,7 +252,7 @@ func (r *Resolution) Err(name string) error {
 
 // LinkError is plan_link_broken: tasks whose item's number no longer
 // carries the item's text, and whose text cannot be followed to one item
-// (docs/plans.md P23). Nothing was changed. The message names each task,
+// (docs/plans.md). Nothing was changed. The message names each task,
 // its recorded item and the candidate items, and says how to re-link.
 type LinkError struct {
 	Plan   string

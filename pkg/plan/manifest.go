@@ -6,14 +6,14 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-// Metadata keys that tie a task to a plan item (D18, P23).
+// Metadata keys that tie a task to a plan item.
 const (
 	KeyPlanName     = task.KeyPlanName
 	KeyPlanItem     = task.KeyPlanItem
 	KeyPlanItemText = task.KeyPlanItemText
 )
 
-// Manifest is plan tasks' answer: exactly a task-create batch (D18), so
+// Manifest is plan tasks' answer: exactly a task-create batch, so
 // `plan tasks NAME | task-create` files the items.
 //
 //	{"items":[{"subject":"…","metadata":{"planName":"auth","planItem":3,"planItemText":"…"}}]}
@@ -30,7 +30,7 @@ type ManifestItem struct {
 
 // ItemMetadata ties a task to its plan item: the plan, the item's number
 // and the item's text (the same as the subject when filed; kept apart so a
-// renamed task still finds its item, P23).
+// renamed task still finds its item).
 type ItemMetadata struct {
 	PlanName     string `json:"planName"`
 	PlanItem     int    `json:"planItem"`

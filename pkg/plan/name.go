@@ -1,4 +1,4 @@
-// Package plan manages the markdown plans of spec §9 and DESIGN D17–D18:
+// Package plan manages the markdown plans of the original's specification:
 // one file <root>/.matrixx/plans/<name>.md per plan, read with hashline
 // anchors, edited only through anchored edits (package hashline), written
 // atomically and durably under the plans directory's lock, with progress

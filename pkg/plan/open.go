@@ -7,10 +7,10 @@ import (
 )
 
 // OpenItems tells task-cleanup which completed tasks still stand for an
-// unticked plan item (docs/plans.md P20, docs/design.md S22): deleting
+// unticked plan item (docs/plans.md, docs/design.md): deleting
 // such a task before plan sync ticks its item would make plan tasks file
 // the finished work again. Each plan is read at most once, without the
-// lock (reads never lock, P6).
+// lock (reads never lock).
 type OpenItems struct {
 	root  string
 	same  func(projectRoot string) bool
@@ -18,14 +18,14 @@ type OpenItems struct {
 }
 
 // NewOpenItems looks up plans in the project at root; sameProject tells
-// which tasks belong to it (project.Matcher.Same, docs/design.md S24).
+// which tasks belong to it (project.Matcher.Same, docs/design.md).
 func NewOpenItems(root string, sameProject func(projectRoot string) bool) *OpenItems {
 	return &OpenItems{root: root, same: sameProject, plans: map[string][]Item{}}
 }
 
 // Has reports whether t's metadata planName and planItem (task.PlanItem)
 // name an unticked numbered item of an existing plan, following the item's
-// text as plan sync does (P23) but erring on the side of keeping: the
+// text as plan sync does but erring on the side of keeping: the
 // item numbered planItem when it carries the task's planItemText (the
 // subject for a task filed before texts were recorded); else any item
 // carrying that text; else the item numbered planItem, which an edit of

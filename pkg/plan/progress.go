@@ -11,7 +11,7 @@ import (
 )
 
 // Item is a numbered checkbox item ("1. [ ] Build the API", "2) [x] …"),
-// the unit of progress (spec §9, D18). "- [ ]" bullets are meta items and
+// the unit of progress. "- [ ]" bullets are meta items and
 // are not Items; lines inside fenced code blocks are never items.
 type Item struct {
 	// Number is the item's number as written in the markdown; it is the

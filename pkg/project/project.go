@@ -1,6 +1,6 @@
-// Package project resolves who and where a command runs for (DESIGN D11):
+// Package project resolves who and where a command runs for:
 // the project root, the session id stamped as threadID, and the OpenCode
-// config directory (D12).
+// config directory.
 package project
 
 import (
@@ -13,7 +13,7 @@ import (
 
 // NoSession is the threadID stamped on tasks created outside any agent
 // session (no --session flag, no MATRIXX_SESSION_ID). The continuation hook
-// never counts such tasks as a session's work (D15).
+// never counts such tasks as a session's work.
 const NoSession = "no-session"
 
 // Env is the part of the process environment resolution reads. Tests fill
@@ -29,13 +29,13 @@ func OS() Env {
 	return Env{Getenv: os.Getenv, Getwd: os.Getwd, Home: os.UserHomeDir}
 }
 
-// Root returns the project root (D11): dirFlag (-C DIR), else
+// Root returns the project root: dirFlag (-C DIR), else
 // $MATRIXX_PROJECT_DIR, else $CLAUDE_PROJECT_DIR, else the nearest ancestor
 // of the working directory holding .matrixx/ or .git, else the working
 // directory. A root that is the top of a linked git worktree (LinkedWorktree)
 // is replaced by its repository's store root, the main worktree (or the
 // common git directory of a bare repository), so every worktree of a
-// repository shares one store (docs/worktrees.md). The result is canonical (docs/design.md S24): absolute,
+// repository shares one store (docs/worktrees.md). The result is canonical (docs/design.md): absolute,
 // cleaned and resolved through symbolic links (filepath.EvalSymlinks), so
 // a project reached through a link (or macOS /tmp → /private/tmp) has one
 // root however it was named; the working directory is resolved before the
@@ -109,8 +109,8 @@ func Marker(dir string) string {
 	return ""
 }
 
-// Canonical returns dir cleaned and resolved through symbolic links
-// (S24), or dir cleaned when it cannot be resolved (it does not exist, or
+// Canonical returns dir cleaned and resolved through symbolic links,
+// or dir cleaned when it cannot be resolved (it does not exist, or
 // a component is unreadable). dir should be absolute.
 func Canonical(dir string) string {
 	dir = filepath.Clean(dir)
@@ -121,7 +121,7 @@ func Canonical(dir string) string {
 }
 
 // Matcher tells whether a task record belongs to the current project by
-// its projectRoot (docs/design.md S24). It is meant for one command (its
+// its projectRoot (docs/design.md). It is meant for one command (its
 // cache of resolved roots is never invalidated) and is not safe for
 // concurrent use.
 type Matcher struct {
@@ -196,7 +196,7 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// Session returns the threadID to stamp (D11): the --session flag, else
+// Session returns the threadID to stamp: the --session flag, else
 // $MATRIXX_SESSION_ID, else $CLAUDE_CODE_SESSION_ID (Claude Code puts it
 // into every Bash command's environment, so threadIDs are right even
 // where the SessionStart hook's CLAUDE_ENV_FILE export was not honoured),
@@ -221,7 +221,7 @@ func SessionSource(flag string, env Env) (id, source string) {
 	return NoSession, ""
 }
 
-// OpenCodeDir returns the OpenCode config directory (D12):
+// OpenCodeDir returns the OpenCode config directory:
 // $OPENCODE_CONFIG_DIR trimmed as JavaScript's String.prototype.trim does
 // (TrimJS) and made absolute against the working directory, as the
 // original does, else $XDG_CONFIG_HOME/opencode, else

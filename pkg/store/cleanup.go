@@ -12,7 +12,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-// CleanupResult is task-cleanup's answer (spec §6.5, D10). With dryRun the
+// CleanupResult is task-cleanup's answer. With dryRun the
 // counts say what would be deleted and nothing is.
 type CleanupResult struct {
 	Deleted    int      `json:"deleted"`
@@ -20,11 +20,11 @@ type CleanupResult struct {
 	DeletedIDs []string `json:"deletedIds"`
 	DryRun     bool     `json:"dryRun,omitzero"`
 	// KeptBlockers are completed tasks kept because an active task still
-	// lists them in blockedBy: deleting them would block it again (D9).
+	// lists them in blockedBy: deleting them would block it again.
 	KeptBlockers []string `json:"keptBlockers,omitempty"`
 	// KeptPlanItems are completed tasks kept because the plan item they
 	// were filed for is still unticked: deleting them would make plan
-	// tasks file the item again (S22). A task kept for both reasons is
+	// tasks file the item again. A task kept for both reasons is
 	// listed under KeptBlockers only.
 	KeptPlanItems []string  `json:"keptPlanItems,omitempty"`
 	SweptTemps    []string  `json:"sweptTemps,omitempty"`
@@ -35,12 +35,12 @@ type CleanupResult struct {
 // that is still unticked (plan.OpenItems.Has); Cleanup keeps such tasks.
 type OpenPlanItem func(t *task.Task) bool
 
-// Cleanup deletes completed tasks (spec §6.5) and, when asked, deleted ones
-// and stale active ones (D10). A task's age is its file's mtime (strict
+// Cleanup deletes completed tasks and, when asked, deleted ones
+// and stale active ones. A task's age is its file's mtime (strict
 // records carry no timestamp fields). Corrupt files are reported, never
 // deleted. Completed tasks still needed are kept: blockers of a task that
 // stays active, and, when openItem is not nil, tasks whose plan item is
-// still unticked (S13, S22). Temp files left by killed writers are swept.
+// still unticked. Temp files left by killed writers are swept.
 // Errors: task_lock_unavailable, internal_error.
 func (s *Store) Cleanup(req *task.CleanupRequest, openItem OpenPlanItem) (*CleanupResult, error) {
 	res := &CleanupResult{DeletedIDs: []string{}, DryRun: req.DryRun}
@@ -150,7 +150,7 @@ func (s *Store) selectForCleanup(snap *Snapshot, req *task.CleanupRequest, openI
 	}
 	// A completed blocker of a task that stays active keeps it runnable;
 	// deleting the blocker would make the dependent blocked forever (a
-	// missing blocker is unresolved, spec §7.3).
+	// missing blocker is unresolved).
 	needed := map[string]bool{}
 	for _, e := range snap.Entries {
 		if e.Task.Status.Active() && !selected[e.Task.ID] {
@@ -166,7 +166,7 @@ func (s *Store) selectForCleanup(snap *Snapshot, req *task.CleanupRequest, openI
 		case e.Task.Status == task.Completed && needed[id]:
 			res.KeptBlockers = append(res.KeptBlockers, id)
 		case e.Task.Status == task.Completed && openItem != nil && openItem(e.Task):
-			// plan sync has not ticked its item yet (S22)
+			// plan sync has not ticked its item yet
 			res.KeptPlanItems = append(res.KeptPlanItems, id)
 		default:
 			ids = append(ids, id)

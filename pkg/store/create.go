@@ -9,7 +9,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-// Created is one entry of task-create's "tasks" array (D7).
+// Created is one entry of task-create's "tasks" array.
 type Created struct {
 	ID           string `json:"id"`
 	Subject      string `json:"subject"`
@@ -17,23 +17,23 @@ type Created struct {
 
 	// Index is the item's input index; NotApplied, for a deduplicated
 	// item, names the fields it gave that differ from the existing task
-	// and so were not applied (the answer keeps D7's keys; task-create
+	// and so were not applied (the answer keeps the original's keys; task-create
 	// says this on stderr). Neither is part of the answer.
 	Index      int      `json:"-"`
 	NotApplied []string `json:"-"`
 }
 
-// CreateResult is task-create's answer (D7): always both arrays.
+// CreateResult is task-create's answer: always both arrays.
 type CreateResult struct {
 	Tasks  []Created        `json:"tasks"`
 	Errors []task.ItemError `json:"errors"`
 }
 
 // Create creates the request's valid items in order under one lock (spec
-// §6.1, D7). An item whose trimmed subject matches an active task of the
+// the original's specification). An item whose trimmed subject matches an active task of the
 // same project written within DedupWindow, and whose metadata names the
 // same plan item as that task's (planName and planItem, both absent
-// counting as equal; docs/design.md S21), is answered with that task and
+// counting as equal; docs/design.md), is answered with that task and
 // deduplicated:true instead. Items that fail (validation, dependency_cycle,
 // a write error) are reported in Errors with their input index; the others
 // are still created. The returned error is non-nil only when the whole
@@ -123,9 +123,9 @@ func (tx *txn) createOne(it *task.CreateItem) (*Created, error) {
 
 // findDuplicate returns the active task of this project with the same
 // trimmed subject and the same plan key (task.Metadata.PlanKey) whose file
-// was written within DedupWindow (spec §6.1, S21), checking the dedup
+// was written within DedupWindow, checking the dedup
 // index's candidates against their files. "This project" is
-// project.Matcher's rule (S24): any record of the project's own store; in
+// project.Matcher's rule: any record of the project's own store; in
 // a shared store, a record whose projectRoot names the same directory.
 // A shard of the index that does not parse (a torn write) is rebuilt by
 // scanning, as a stale index is.

@@ -7,11 +7,10 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-// Reminder is the scheduling note task-list returns with every answer
-// (spec §6.3).
+// Reminder is the scheduling note task-list returns with every answer.
 const Reminder = "1 task = 1 task. Maximize parallel execution: every pending task whose blockedBy is empty is runnable now; take it with task-claim right before work and mark it completed right after."
 
-// ListResult is task-list's answer (spec §6.3). Problems lists T-*.json
+// ListResult is task-list's answer. Problems lists T-*.json
 // files that could not be read; it is omitted when empty. Reminder is
 // omitted when the store is empty or missing (no T-*.json file at all):
 // the spec's "Empty or missing dir returns { tasks: [] }".
@@ -22,9 +21,9 @@ type ListResult struct {
 }
 
 // List reads the store and returns summaries sorted by id (creation order
-// for UUIDv7 ids, D3). Without a status filter only active tasks are
+// for UUIDv7 ids). Without a status filter only active tasks are
 // listed; blockedBy holds only unresolved blockers, resolved through a map
-// of every readable task (spec §7.3, D9). Ready leaves out parents whose
+// of every readable task. Ready leaves out parents whose
 // subtasks are still active (task.ActiveChildren).
 func (s *Store) List(req *task.ListRequest) (*ListResult, error) {
 	snap, err := s.Scan(ScanOptions{ListFields: true, KeepMeta: claim.Key})

@@ -9,11 +9,11 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 )
 
-// migratedMarker records that legacy migration ran for this store (D7), so
+// migratedMarker records that legacy migration ran for this store, so
 // a store emptied by task-cleanup is never refilled from the global list.
 const migratedMarker = ".legacy-migrated"
 
-// migrateLegacy is migrateLegacyTasksIfNeeded of spec §5.4, run by
+// migrateLegacy is migrateLegacyTasksIfNeeded of the original's specification, run by
 // task-create under the lock at most once per project: when the project
 // store holds no T-*.json and the legacy global directory does, every valid
 // legacy record is copied byte for byte (never overwriting), keeping its

@@ -16,8 +16,8 @@ import (
 
 // The dedup index lets task-create find the tasks it may deduplicate
 // against without stat-ing every file, and costs a create or an update the
-// same few bytes whatever the size and age of the store (docs/design.md
-// S10). It is a cache, never the truth: every candidate it names is read
+// same few bytes whatever the size and age of the store (docs/design.md,
+// the dedup index). It is a cache, never the truth: every candidate it names is read
 // and checked against its file before it is used, so a wrong index can
 // cost at most a missed dedup, never a wrong answer.
 //
@@ -135,7 +135,7 @@ func fdMtime(fd int) int64 {
 // indexHandle holds .index/dedup and its stamp open for a transaction.
 // Files in it are read and written only when they are plain files of ours:
 // regular, one link, opened O_NOFOLLOW below directories opened
-// O_NOFOLLOW|O_DIRECTORY (S44: no write through links; a hard link would
+// O_NOFOLLOW|O_DIRECTORY (no write through links; a hard link would
 // carry the write elsewhere). Anything else in a shard's place is removed
 // and written anew; a link in place of .index or .index/dedup means no
 // index (every create rescans).

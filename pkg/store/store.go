@@ -1,10 +1,10 @@
-// Package store is the file-backed task store of spec §3.3 and §5: one
-// T-<id>.json per task in one directory, atomic durable writes (D6), the
-// interoperable .lock (D5), and the five operations of spec §6 (create,
-// get, list, update, cleanup) with DESIGN D7–D10.
+// Package store is the file-backed task store of the original's specification: one
+// T-<id>.json per task in one directory, atomic durable writes, the
+// interoperable .lock, and the five operations of the original's specification (create,
+// get, list, update, cleanup).
 //
 // Reads never take the lock and never write: no directory creation, no
-// migration, no repair (D4). Writes happen under the lock; every write
+// migration, no repair. Writes happen under the lock; every write
 // re-checks lock ownership right before its final rename.
 package store
 
@@ -22,7 +22,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
 
-// DedupWindow is DEDUP_WINDOW_MS of spec §6.1: 10 minutes.
+// DedupWindow is DEDUP_WINDOW_MS of the original's specification: 10 minutes.
 const DedupWindow = 10 * time.Minute
 
 // MaxRecordBytes caps the size of one T-*.json file: 16 MiB. Larger files
@@ -31,21 +31,21 @@ const MaxRecordBytes = 16 << 20
 
 // Store is one task directory plus the identity it stamps on new records.
 type Store struct {
-	// Dir is the task directory (spec §3.3).
+	// Dir is the task directory.
 	Dir string
-	// Root is the project root, stamped as projectRoot (D11); canonical
-	// (project.Root, docs/design.md S24).
+	// Root is the project root, stamped as projectRoot; canonical
+	// (project.Root, docs/design.md).
 	Root string
 	// Own says Dir is the project's own store, <Root>/.matrixx/tasks
 	// (Layout.Own): every record in it belongs to the project whatever its
-	// projectRoot says (S24, see Matcher).
+	// projectRoot says (see Matcher).
 	Own bool
-	// Session is the threadID stamped on new and rewritten records (D11).
+	// Session is the threadID stamped on new and rewritten records.
 	Session string
-	// LegacyDir is the global directory migrated from (spec §5.4); "" when
+	// LegacyDir is the global directory migrated from; "" when
 	// the store is not the project default.
 	LegacyDir string
-	// Lock tunes lock acquisition (D5).
+	// Lock tunes lock acquisition.
 	Lock lock.Options
 	// StaleAfter is tasks.stale_after_hours as a duration.
 	StaleAfter time.Duration
@@ -62,7 +62,7 @@ type Store struct {
 	// that could not be written.
 	Debug bool
 	// ListIndex, when set, is the list index file (ListIndexPath,
-	// docs/design.md S46) that serves task-list's scans; "" reads every
+	// docs/design.md) that serves task-list's scans; "" reads every
 	// file.
 	ListIndex string
 	// Record, when set, records every write and removal of a record in
@@ -84,13 +84,13 @@ type Layout struct {
 	Own bool
 }
 
-// Resolve applies spec §3.3 (with D12's rule that a relative storage_path
+// Resolve applies the original's specification (with our rule that a relative storage_path
 // is relative to the project root): the list id is envListID
 // ($ULTRAWORK_TASK_LIST_ID) trimmed, else tasks.task_list_id, else the
 // root's base name, all sanitized; the directory is storage_path, else the
 // global <openCodeDir>/tasks/<listID> when scope is "global" (or no root),
 // else <root>/.matrixx/tasks. Own is set when the directory is
-// <root>/.matrixx/tasks (docs/design.md S24).
+// <root>/.matrixx/tasks (docs/design.md).
 func Resolve(root string, t config.Tasks, envListID, openCodeDir string) Layout {
 	listID := project.TrimJS(envListID)
 	if listID == "" {
@@ -125,12 +125,12 @@ func Resolve(root string, t config.Tasks, envListID, openCodeDir string) Layout 
 
 // Matcher returns a fresh project.Matcher for this store: which records
 // belong to the project, for dedup, plan links and cleanup's plan lookups
-// (docs/design.md S24). Use one per command or transaction.
+// (docs/design.md). Use one per command or transaction.
 func (s *Store) Matcher() *project.Matcher {
 	return project.NewMatcher(s.Root, s.Own)
 }
 
-// Sanitize is sanitizePathSegment of spec §3.3, exactly as the original's
+// Sanitize is sanitizePathSegment of the original's specification, exactly as the original's
 // JavaScript `value.replace(/[^a-zA-Z0-9_-]/g, "-") || "default"`: every
 // UTF-16 code unit outside [a-zA-Z0-9_-] becomes "-", so a character outside
 // the Basic Multilingual Plane (an emoji: a surrogate pair) becomes "--";

@@ -24,7 +24,7 @@ type txn struct {
 	index  *indexHandle     // the dedup index's files (nil outside transact)
 	graph  task.Graph       // built on first need
 	lost   error            // set once the lock was found lost
-	match  *project.Matcher // which records are this project's (S24), on first need
+	match  *project.Matcher // which records are this project's, on first need
 
 	refreshed time.Time // last time .lock's timestamp was renewed
 	dirty     bool      // a write happened: sync the directory before answering
@@ -112,7 +112,7 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 	ferr := fn(tx)
 	if tx.dirty {
 		// One directory fsync for every rename of the transaction, before
-		// any success is reported (D6), on the descriptor the lock holds.
+		// any success is reported, on the descriptor the lock holds.
 		if err := durable.SyncFD(l.FD(), s.Dir); err != nil && ferr == nil {
 			ferr = errcode.Wrap(errcode.InternalError, err, "syncing %s", s.Dir)
 		}
@@ -154,7 +154,7 @@ func (s *Store) held(l *lock.Lock, fn func(tx *txn) error) error {
 }
 
 // write stores t atomically and durably, re-checking lock ownership right
-// before the rename (D5, D6).
+// before the rename.
 func (tx *txn) write(t *task.Task) error {
 	return tx.writeAt(t, time.Time{})
 }
@@ -240,7 +240,7 @@ func (tx *txn) writeAt(t *task.Task, mtime time.Time) error {
 }
 
 // keepAlive fails once the lock is lost and renews .lock's timestamp every
-// 10 s, so a long transaction is not taken for a dead one (D5).
+// 10 s, so a long transaction is not taken for a dead one.
 func (tx *txn) keepAlive() error {
 	if tx.lost != nil {
 		return tx.lost
@@ -292,7 +292,7 @@ func (tx *txn) dependencyGraph() (task.Graph, error) {
 	return tx.graph, nil
 }
 
-// addEdges refuses edges that are self-edges or close a cycle (D9) and
+// addEdges refuses edges that are self-edges or close a cycle and
 // otherwise adds them to the transaction's graph.
 func (tx *txn) addEdges(edges []task.Edge) error {
 	if len(edges) == 0 {

@@ -14,11 +14,11 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-// Update applies req to its task under the lock (spec §6.4, D8) and returns
+// Update applies req to its task under the lock and returns
 // the task as stored. The file is re-read after the lock is taken. An
 // update that changes nothing (no fields, or only values the record already
 // has) writes nothing, so the file's mtime, which the Stop hook counts as
-// progress, stays as it was (S14); changed reports whether it wrote.
+// progress, stays as it was; changed reports whether it wrote.
 // With req.Expect the update is a compare-and-swap: precondition_failed
 // when the task no longer has the expected status/owner. req.If is a
 // precondition checked on the record as re-read under the lock, before

@@ -8,7 +8,7 @@ import (
 )
 
 // Unresolved returns the blockers in blockedBy that are not completed,
-// looking each up in status (spec §7.3, D9): a missing or deleted blocker
+// looking each up in status: a missing or deleted blocker
 // stays unresolved. The result is never nil.
 func Unresolved(blockedBy []string, status map[string]Status) []string {
 	out := make([]string, 0, len(blockedBy))
@@ -25,7 +25,7 @@ func Unresolved(blockedBy []string, status map[string]Status) []string {
 type Edge struct{ From, To string }
 
 // Graph is the "must finish before" relation over a set of tasks, as
-// adjacency lists keyed by id (D9).
+// adjacency lists keyed by id.
 type Graph map[string][]string
 
 // NewGraph builds the graph from every task's blockedBy and blocks.
@@ -56,7 +56,7 @@ func EdgesOf(id string, blockedBy, blocks []string) []Edge {
 }
 
 // Add inserts edges into g, refusing the first one that is a self-edge or
-// closes a cycle with dependency_cycle naming the path (D9). Edges before
+// closes a cycle with dependency_cycle naming the path. Edges before
 // the refused one stay added; callers add to a throwaway graph.
 func (g Graph) Add(edges []Edge) error {
 	for _, e := range edges {

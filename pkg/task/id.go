@@ -12,7 +12,7 @@ import (
 const MaxIDLen = 128
 
 // ValidID reports whether s is a well-formed task id: TASK_ID_PATTERN of
-// spec §4.2, ^T-[A-Za-z0-9]+(-[A-Za-z0-9]+)*$, at most MaxIDLen bytes. It
+// the original's specification, ^T-[A-Za-z0-9]+(-[A-Za-z0-9]+)*$, at most MaxIDLen bytes. It
 // admits only ASCII letters, digits and single dashes, so an id can never
 // carry a path separator, "..", NUL or a look-alike character. (Written by
 // hand: it runs for every record of every listing.)
@@ -33,8 +33,8 @@ func ValidID(s string) bool {
 }
 
 // CheckID returns an error with the given code (invalid_task_id for the id
-// a tool acts on, validation_error for dependency and parent ids, spec §6.6)
-// naming field when s is not a well-formed task id (spec §4.2).
+// a tool acts on, validation_error for dependency and parent ids)
+// naming field when s is not a well-formed task id.
 func CheckID(code errcode.Code, field, s string) error {
 	if ValidID(s) {
 		return nil
@@ -48,7 +48,7 @@ func CheckID(code errcode.Code, field, s string) error {
 }
 
 // NewID returns a fresh id "T-<UUIDv7>". UUIDv7 ids still match the spec's
-// pattern and sort by creation time (D3).
+// pattern and sort by creation time.
 func NewID() (string, error) {
 	u, err := uuid.NewV7()
 	if err != nil {

@@ -8,8 +8,8 @@ import (
 	"github.com/go-json-experiment/json"
 )
 
-// Metadata keys that tie a task to a numbered plan item (DESIGN D18,
-// docs/plans.md P17, P23): planName is the plan's name, planItem the item's
+// Metadata keys that tie a task to a numbered plan item
+// (docs/plans.md): planName is the plan's name, planItem the item's
 // number as written, planItemText the item's text (what follows the
 // checkbox) when the task was filed, which lets the plan commands follow
 // an item whose number changed.
@@ -32,7 +32,7 @@ func (m Metadata) PlanItem() (name string, item int, ok bool) {
 }
 
 // PlanItemText returns metadata.planItemText, the text of the plan item
-// the task was filed for (docs/plans.md P23); ok is false when it is
+// the task was filed for (docs/plans.md); ok is false when it is
 // missing or not a JSON string (a task filed before texts were recorded).
 func (m Metadata) PlanItemText() (text string, ok bool) {
 	raw, found := m[KeyPlanItemText]
@@ -67,7 +67,7 @@ func (m Metadata) planItem() (int, bool) {
 }
 
 // PlanKey is the plan-item identity task-create's dedup compares besides
-// the subject (docs/design.md S21): "" when metadata has neither planName
+// the subject (docs/design.md): "" when metadata has neither planName
 // nor planItem, else `"<planName>"#<planItem>` (`"auth"#3`), with planItem
 // normalized so that 3 and "3" are equal, a missing key left empty and a
 // malformed value written as raw:<its JSON>. Two tasks share a key exactly

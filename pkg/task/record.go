@@ -10,7 +10,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
 )
 
-// recordOptions decode a record strictly (spec §4.2 .strict(), D4): unknown
+// recordOptions decode a record strictly (the original's specification .strict()): unknown
 // top-level keys, duplicate keys and wrong-case keys make the record
 // invalid. Raw invalid UTF-8 is refused before decoding (DecodeRecord);
 // an escaped lone UTF-16 surrogate ("\ud83d"), which the original's
@@ -23,7 +23,7 @@ var recordOptions = json.JoinOptions(
 )
 
 // fileOptions encode a record for disk: 2-space indent, sorted metadata keys,
-// no HTML escaping (D3).
+// no HTML escaping.
 var fileOptions = json.JoinOptions(
 	json.Deterministic(true),
 	jsontext.WithIndent("  "),
@@ -44,9 +44,9 @@ const (
 
 // DecodeRecord parses and validates one T-*.json record. It fails with
 // validation_error when the record does not satisfy the strict schema of
-// spec §4.2 (id, subject, description and status present; id pattern,
+// the original's specification (id, subject, description and status present; id pattern,
 // status enum, priority enum, no unknown keys, valid UTF-8). A missing
-// threadID is accepted (older records, D4); missing blocks and blockedBy
+// threadID is accepted (older records); missing blocks and blockedBy
 // read as empty arrays. The plugin-schema form (MetaProjectRoot,
 // MetaPriority in metadata, docs/compat.md) reads as the same task as the
 // ordinary form.
@@ -115,7 +115,7 @@ func (t *Task) fromPluginForm() {
 	}
 }
 
-// Validate checks the record invariants of spec §4.2 and D4.
+// Validate checks the record invariants of the original's schema (plus the top-level priority).
 func (t *Task) Validate() error {
 	if err := CheckID(errcode.ValidationError, "id", t.ID); err != nil {
 		return err
@@ -136,7 +136,7 @@ func (t *Task) Validate() error {
 }
 
 // Encode returns the on-disk form of t: 2-space-indented JSON with the key
-// order of the Task struct, followed by a newline (D3).
+// order of the Task struct, followed by a newline.
 func Encode(t *Task) ([]byte, error) {
 	return EncodeAs(t, false)
 }

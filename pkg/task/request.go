@@ -15,8 +15,8 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
 )
 
-// CreateItem is one task to create: spec §6.1 TaskCreateInputSchema plus
-// priority (D4, D7). id, status, threadID and projectRoot are set by the
+// CreateItem is one task to create: the original's specification TaskCreateInputSchema plus
+// priority. id, status, threadID and projectRoot are set by the
 // tool; giving them is a validation_error.
 type CreateItem struct {
 	Subject     string   `json:"subject"`
@@ -37,7 +37,7 @@ type CreateItem struct {
 	ProjectRoot jsontext.Value `json:"projectRoot,omitzero"`
 }
 
-// ItemError reports one failed item of a create batch (D7).
+// ItemError reports one failed item of a create batch.
 type ItemError struct {
 	Index   int          `json:"index"`
 	Error   errcode.Code `json:"error"`
@@ -45,7 +45,7 @@ type ItemError struct {
 }
 
 // CreateRequest is task-create's parsed input: one object or
-// {"items":[…]} (D7). Items that failed to parse or validate are in Errors
+// {"items":[…]}. Items that failed to parse or validate are in Errors
 // and absent from Items; Index maps Items back to input positions.
 type CreateRequest struct {
 	Items  []CreateItem
@@ -96,7 +96,7 @@ func ParseCreate(data []byte) (*CreateRequest, error) {
 		return nil, errcode.Field(errcode.ValidationError, "items", "%d tasks is more than %d per batch; split it", len(env.Items), MaxBatch)
 	}
 	// An empty batch is a no-op, so `plan tasks X | task-create` works
-	// when nothing is left to file (S6).
+	// when nothing is left to file.
 	req.Total = len(env.Items)
 	for i, raw := range env.Items {
 		req.add(i, raw)
@@ -189,7 +189,7 @@ func checkText(field, s string) error {
 }
 
 // checkIDs validates every id and returns the list with duplicates removed,
-// first occurrence kept (set semantics, spec §7.2).
+// first occurrence kept (set semantics).
 func checkIDs(field string, ids []string) ([]string, error) {
 	out := make([]string, 0, len(ids))
 	seen := make(map[string]bool, len(ids))
@@ -205,7 +205,7 @@ func checkIDs(field string, ids []string) ([]string, error) {
 	return out, nil
 }
 
-// IDRequest is task-get's input (spec §6.2): {"id":"T-…"}.
+// IDRequest is task-get's input: {"id":"T-…"}.
 type IDRequest struct {
 	ID string `json:"id"`
 	// History asks for the task's history too (events and time in each
@@ -213,7 +213,7 @@ type IDRequest struct {
 	History bool `json:"history,omitzero"`
 }
 
-// UpdateRequest is task-update's input (spec §6.4, D8). Pointer fields are
+// UpdateRequest is task-update's input. Pointer fields are
 // replaced when present; addBlocks/addBlockedBy append with set semantics,
 // removeBlocks/removeBlockedBy remove; metadata shallow-merges and a null
 // value deletes its key. repoURL and parentID are create-only; blocks,
@@ -267,7 +267,7 @@ func ParseUpdate(data []byte) (*UpdateRequest, error) {
 	return &r, r.Validate()
 }
 
-// Validate checks an update request (spec §6.4, D8).
+// Validate checks an update request.
 func (r *UpdateRequest) Validate() error {
 	if r.ID == "" {
 		return errcode.Field(errcode.ValidationError, "id", "required")
@@ -342,7 +342,7 @@ func (r *UpdateRequest) Validate() error {
 	return nil
 }
 
-// Apply merges r into t (spec §6.4 step 4): scalars replace, dependency
+// Apply merges r into t (the original's specification step 4): scalars replace, dependency
 // additions append new ids in order, metadata merges with null deleting.
 // An empty owner, activeForm or priority removes the field. When r.If is
 // set and reports false for t, nothing changes.
@@ -413,11 +413,11 @@ func appendSet(list, add []string) []string {
 	return list
 }
 
-// ListRequest is task-list's input (spec §6.3). Without status, only active
+// ListRequest is task-list's input. Without status, only active
 // tasks are listed; status selects exactly that status; all lists every
-// status; ready keeps pending tasks with no unresolved blocker (D9). all
+// status; ready keeps pending tasks with no unresolved blocker. all
 // cannot be combined with status or ready, nor ready with a status other
-// than pending (S19).
+// than pending.
 type ListRequest struct {
 	Status   Status `json:"status,omitempty"`
 	ParentID string `json:"parentID,omitempty"`
@@ -447,8 +447,8 @@ func (r *ListRequest) Validate() error {
 // ValidateAs is Validate with the names the caller gave the filters in:
 // name maps a document key (status, parentID, ready, all) to what the
 // messages call it, such as its flag ("--all"), so a refusal of
-// contradictory filters reads "--all cannot be combined with --ready: …"
-// (S19). Errors: validation_error, with Field set to the key.
+// contradictory filters reads "--all cannot be combined with --ready: …".
+// Errors: validation_error, with Field set to the key.
 func (r *ListRequest) ValidateAs(name func(key string) string) error {
 	conflict := func(key, format string, args ...any) error {
 		return &errcode.Error{Code: errcode.ValidationError, Field: key, Message: fmt.Sprintf(format, args...)}
@@ -485,10 +485,10 @@ func (r *ListRequest) ValidateAs(name func(key string) string) error {
 	return nil
 }
 
-// CleanupRequest is task-cleanup's input (spec §6.5, D10). olderThan is
+// CleanupRequest is task-cleanup's input. olderThan is
 // "<n>d", "<n>h" or "<n>m" ("0d" included: every completed task); all (default true without olderThan) deletes
 // every completed task, so all:false needs olderThan and all:true excludes
-// it (S13); includeDeleted also removes deleted ones; stale also removes
+// it; includeDeleted also removes deleted ones; stale also removes
 // active tasks idle past olderThan (else tasks.stale_after_hours); dryRun
 // only reports.
 type CleanupRequest struct {
@@ -513,7 +513,7 @@ func ParseCleanup(data []byte) (*CleanupRequest, error) {
 // maxAge caps olderThan at 100 years.
 const maxAge = 100 * 365 * 24 * time.Hour
 
-// parseAge parses olderThan's format ^(\d{1,9})(d|h|m)$ (spec §6.5).
+// parseAge parses olderThan's format ^(\d{1,9})(d|h|m)$.
 func parseAge(s string) (int, time.Duration, bool) {
 	if len(s) < 2 || len(s) > 10 {
 		return 0, 0, false

@@ -1,16 +1,16 @@
-// Package task holds the task record of spec §4 (TaskObject plus the
-// top-level priority of DESIGN D4), its strict on-disk encoding, the tool
-// input documents of spec §6, and the dependency rules of spec §7 / D9.
+// Package task holds the task record of the original's specification (TaskObject plus the
+// top-level priority of), its strict on-disk encoding, the tool
+// input documents of the original's specification, and the dependency rules of the original's specification
 package task
 
 import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Status is a task's lifecycle state (spec §4.3).
+// Status is a task's lifecycle state.
 type Status string
 
-// The four statuses of spec §4.3.
+// The four statuses of the original's specification
 const (
 	Pending    Status = "pending"
 	InProgress Status = "in_progress"
@@ -27,10 +27,10 @@ func (s Status) Valid() bool {
 	return false
 }
 
-// Active reports whether s is pending or in_progress (spec §4.3).
+// Active reports whether s is pending or in_progress.
 func (s Status) Active() bool { return s == Pending || s == InProgress }
 
-// Priority is the inert low|medium|high field (spec §3.5, D4).
+// Priority is the inert low|medium|high field.
 type Priority string
 
 // Valid reports whether p is low, medium or high.
@@ -40,10 +40,10 @@ func (p Priority) Valid() bool { return p == "low" || p == "medium" || p == "hig
 // they round-trip exactly.
 type Metadata map[string]jsontext.Value
 
-// Task is one T-*.json record: spec §4.2 TaskObject plus priority (D4).
-// Field order is the on-disk key order (D3). Empty optional strings are
+// Task is one T-*.json record: the original's specification TaskObject plus priority.
+// Field order is the on-disk key order. Empty optional strings are
 // omitted; blocks and blockedBy are always written as arrays. ThreadID is
-// empty only for older records, which get one on their next write (D4).
+// empty only for older records, which get one on their next write.
 type Task struct {
 	ID          string   `json:"id"`
 	Subject     string   `json:"subject"`
@@ -61,7 +61,7 @@ type Task struct {
 	ProjectRoot string   `json:"projectRoot,omitempty"`
 }
 
-// Summary is one entry of task-list's answer (spec §6.3): blockedBy holds
+// Summary is one entry of task-list's answer: blockedBy holds
 // only unresolved blockers.
 type Summary struct {
 	ID        string   `json:"id"`

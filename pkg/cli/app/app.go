@@ -46,7 +46,7 @@ type App struct {
 type exitRequest int
 
 // Version is what --version prints after the binary's name (every binary,
-// D1; docs/design.md S23):
+// docs/design.md):
 //
 //   - "v1.2.3" for go install …@v1.2.3 (or the pseudo-version of …@commit);
 //   - "devel+<12 hex digits of the commit>[-dirty]" for a build inside a git
@@ -151,7 +151,7 @@ func Run(name, description string, cmd any, run func(*App) error, args []string,
 	}
 	// --where is answered here, for every binary with the common flags,
 	// before the command runs: it prints what would be used and why, reads
-	// no stdin and writes nothing (docs/design.md S28).
+	// no stdin and writes nothing (docs/design.md).
 	if w, ok := cmd.(interface{ WhereGlobals() *Globals }); ok && w.WhereGlobals().Where {
 		if err := a.Where(w.WhereGlobals()); err != nil {
 			return a.Fail(err)
@@ -219,7 +219,7 @@ func (a *App) Warnf(format string, args ...any) {
 }
 
 // StdinDoc says what a binary's stdin document is to it (docs/design.md
-// S25).
+// docs/design.md).
 type StdinDoc int
 
 const (
@@ -234,14 +234,14 @@ const (
 	DocDestructive
 )
 
-// ReadInput reads the stdin document (D1). It returns empty=true when
+// ReadInput reads the stdin document. It returns empty=true when
 // stdin is a terminal or holds only whitespace; the document is then "{}".
 // A terminal is never read.
 //
 // given names the input the command line already holds ("flags", "the id
 // argument"; "" when none). Then stdin is not the input: it is only looked
 // at, without taking anything from it, for at most input.PeekWait
-// (input.Pending, docs/design.md S25). A JSON document there too is
+// (input.Pending, docs/design.md). A JSON document there too is
 // ignored with a warning on stderr (it is usually someone else's: a hook's
 // event, a while-read loop's lines), except for DocDestructive, where it is
 // a usage error (invalid_arguments, exit 2). The answer is "{}" with
@@ -331,7 +331,7 @@ func (a *App) ReadSocket(limit int64, what string) ([]byte, bool, error) {
 }
 
 // StdinRule is the --help paragraph of the task binaries about flags and
-// stdin (D1, docs/design.md S25; readInput); StdinOptional is task-list's
+// stdin (docs/design.md; readInput); StdinOptional is task-list's
 // and StdinCleanup task-cleanup's.
 const StdinRule = `Give flags (or an id argument) or a JSON document on stdin. With flags, stdin is only looked
 at (for up to 10 ms), never read: a document there too (its first non-blank character is "{") is
@@ -339,7 +339,7 @@ ignored with a warning on stderr (give </dev/null to silence it), and other text
 "while read" loop is reading) is left to its reader.`
 
 // StdinRequired is StdinRule for the binaries whose stdin is their input
-// when no flags are given (docs/design.md S26).
+// when no flags are given (docs/design.md).
 const StdinRequired = StdinRule + `
 Without flags, stdin is read to its end: a pipe until it closes; a socket (an agent host's) that
 sends nothing within 3 s is "no input" (exit 2), and one that sends a document and then stays
@@ -373,7 +373,7 @@ func (a *App) NeedInput(example string) error {
 }
 
 // FlagError turns a validation error about a value given in a flag into
-// the usage error it is (S1); invalid_task_id keeps its own code.
+// the usage error it is; invalid_task_id keeps its own code.
 func FlagError(err error) error {
 	if err == nil {
 		return nil

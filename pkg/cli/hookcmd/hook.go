@@ -70,10 +70,10 @@ type hookCmd struct {
 	chosen command
 }
 
-// Main is the matrixx-hook binary (spec §8, DESIGN §3). While
+// Main is the matrixx-hook binary. While
 // handling an event it follows the host's protocol: at most one JSON object
 // on stdout and exit status 0; it never exits 2, which the host would read
-// as a block (D2). Without arguments it skips command-line parsing
+// as a block. Without arguments it skips command-line parsing
 // altogether (it runs before every tool call). Usage errors exit 1.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {

@@ -17,7 +17,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 )
 
-// settingsFlags choose the Claude Code settings file (DESIGN D16).
+// settingsFlags choose the Claude Code settings file.
 type settingsFlags struct {
 	Dir    string `short:"C" name:"dir" placeholder:"DIR" help:"Project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else the nearest ancestor holding .matrixx/ or .git)."`
 	Shared bool   `xor:"where" help:"Use the project's shared .claude/settings.json (to commit), with the command matrixx-hook looked up on PATH."`
