@@ -283,15 +283,20 @@ func ReadIndex(p string) (Index, error) {
 	if !fi.Mode().IsRegular() {
 		return Index{}, errors.New(p + " is not a regular file")
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxIndexBytes))
-	return Index{data: data}, err
+	size := min(fi.Size(), MaxIndexBytes)
+	data := make([]byte, size)
+	n, err := io.ReadFull(f, data)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil // shrunk meanwhile: what was read
+	}
+	return Index{data: data[:n]}, err
 }
 
 // Empty reports an index with no entry.
 func (ix Index) Empty() bool { return len(bytes.TrimSpace(ix.data)) == 0 }
 
 // lines calls fn with each line's prefix and JSON until fn returns false.
-func (ix Index) lines(fn func(prefix string, doc []byte) bool) {
+func (ix Index) lines(fn func(prefix, doc []byte) bool) {
 	data := ix.data
 	for len(data) > 0 {
 		line := data
@@ -304,7 +309,7 @@ func (ix Index) lines(fn func(prefix string, doc []byte) bool) {
 		if tab < 0 {
 			continue
 		}
-		if !fn(string(line[:tab]), line[tab+1:]) {
+		if !fn(line[:tab], line[tab+1:]) {
 			return
 		}
 	}
@@ -313,7 +318,7 @@ func (ix Index) lines(fn func(prefix string, doc []byte) bool) {
 // Entries decodes every entry (unreadable lines are skipped).
 func (ix Index) Entries() []IndexEntry {
 	var out []IndexEntry
-	ix.lines(func(_ string, doc []byte) bool {
+	ix.lines(func(_, doc []byte) bool {
 		var e IndexEntry
 		if json.Unmarshal(doc, &e) == nil && e.Glob != "" && e.Task != "" {
 			out = append(out, e)
@@ -337,8 +342,9 @@ func (ix Index) Find(rel string, tree bool, now time.Time, held func(*IndexEntry
 		relPrefix = Prefix(rel)
 	}
 	var hit *IndexEntry
-	ix.lines(func(prefix string, doc []byte) bool {
-		if !pathRelated(prefix, relPrefix, tree || pattern) {
+	relB := []byte(relPrefix)
+	ix.lines(func(prefix, doc []byte) bool {
+		if !pathRelated(prefix, relB, tree || pattern) {
 			return true
 		}
 		var e IndexEntry
@@ -366,11 +372,11 @@ func (ix Index) Find(rel string, tree bool, now time.Time, held func(*IndexEntry
 // pathRelated reports whether a lease whose literal prefix is prefix may
 // cover rel (prefix is rel or an ancestor of it), or, with below, lie
 // below rel.
-func pathRelated(prefix, rel string, below bool) bool {
-	if prefix == "" || prefix == rel || strings.HasPrefix(rel, prefix) && rel[len(prefix)] == '/' {
+func pathRelated(prefix, rel []byte, below bool) bool {
+	if len(prefix) == 0 || bytes.Equal(prefix, rel) || bytes.HasPrefix(rel, prefix) && rel[len(prefix)] == '/' {
 		return true
 	}
-	return below && (rel == "" || strings.HasPrefix(prefix, rel) && prefix[len(rel)] == '/')
+	return below && (len(rel) == 0 || bytes.HasPrefix(prefix, rel) && prefix[len(rel)] == '/')
 }
 
 // WriteIndex replaces the lease index at p with entries (sorted there);

@@ -291,7 +291,7 @@ func Tools() []Tool {
 				if err != nil {
 					return store.ClaimRequest{}, err
 				}
-				return store.ClaimRequest{ID: doc.ID, Owner: doc.Owner, Lease: lease}, nil
+				return store.ClaimRequest{ID: doc.ID, Owner: doc.Owner, Lease: lease, Paths: doc.Paths}, nil
 			}, func(o *ops.Ops, req store.ClaimRequest) (any, int, error) { return ok(o.Claim(req, "")) }), Tier: TierCore,
 			Description: `Claim a task for an owner (in_progress under a lease); no id: the next ready task. Answer: {"task":{…}} or {"task":null}; refused with claim_conflict, task_blocked, task_not_claimable.`},
 		{Name: "task_doctor", Title: "Check the task store", Binary: "task-doctor", Write: true, Input: inputOf[DoctorArgs](), Idempotent: true,
