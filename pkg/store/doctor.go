@@ -257,7 +257,7 @@ func diagnose(snap *Snapshot, now time.Time) *DoctorReport {
 				add(Finding{Kind: KindOneSidedEdge, Severity: SeverityWarning, IDs: []string{id, b},
 					Message: fmt.Sprintf("%s lists %s in blockedBy, but %s does not list %s in blocks", id, b, b, id),
 					Repair:  fmt.Sprintf("--repair adds %s to %s's blocks", id, b), Repairable: true,
-					fix: func(get func(string) *task.Task) { x := get(b); x.Blocks = appendMissing(x.Blocks, []string{id}) }})
+					fix: func(get func(string) *task.Task) { x := get(b); x.Blocks = task.AppendIDs(x.Blocks, []string{id}) }})
 			case active && other.Status == task.Deleted:
 				add(Finding{Kind: KindDeletedBlocker, Severity: SeverityWarning, IDs: []string{id, b},
 					Message: fmt.Sprintf("%s waits for %s, which is deleted: it can never start as things stand", id, b),
@@ -328,7 +328,10 @@ func diagnose(snap *Snapshot, now time.Time) *DoctorReport {
 		add(Finding{Kind: KindOneSidedEdge, Severity: SeverityWarning, IDs: []string{id, x},
 			Message: fmt.Sprintf("%s lists %s in blocks, but %s does not list %s in blockedBy (task-list --ready does not see this edge)", id, x, x, id),
 			Repair:  fmt.Sprintf("--repair adds %s to %s's blockedBy", id, x), Repairable: true,
-			fix: func(get func(string) *task.Task) { y := get(x); y.BlockedBy = appendMissing(y.BlockedBy, []string{id}) }})
+			fix: func(get func(string) *task.Task) {
+				y := get(x)
+				y.BlockedBy = task.AppendIDs(y.BlockedBy, []string{id})
+			}})
 	}
 	// Cycles: exactly the ones task-list --waves reports (active tasks over
 	// blockedBy, completed blockers resolved); a task waiting for itself is

@@ -144,8 +144,8 @@ func (tx *txn) writeMirrors(ms []*mirror) error {
 	tx.mirroring = true
 	defer func() { tx.mirroring = false }()
 	for _, m := range ms {
-		m.t.Blocks = appendMissing(without(m.t.Blocks, m.unBlocks), m.blocks)
-		m.t.BlockedBy = appendMissing(without(m.t.BlockedBy, m.unBlockedBy), m.blockedBy)
+		m.t.Blocks = task.AppendIDs(task.RemoveIDs(m.t.Blocks, m.unBlocks), m.blocks)
+		m.t.BlockedBy = task.AppendIDs(task.RemoveIDs(m.t.BlockedBy, m.unBlockedBy), m.blockedBy)
 		if err := tx.writeKeep(m.t, m.mtime); err != nil {
 			return err
 		}
@@ -156,30 +156,6 @@ func (tx *txn) writeMirrors(ms []*mirror) error {
 		}
 	}
 	return nil
-}
-
-// without returns list without the ids in drop (a new slice when any is
-// dropped).
-func without(list, drop []string) []string {
-	if len(drop) == 0 {
-		return list
-	}
-	out := make([]string, 0, len(list))
-	for _, id := range list {
-		if !slices.Contains(drop, id) {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-func appendMissing(list, add []string) []string {
-	for _, id := range add {
-		if !slices.Contains(list, id) {
-			list = append(list, id)
-		}
-	}
-	return list
 }
 
 // checkParent refuses a parentID that names no task.

@@ -324,7 +324,7 @@ func (tx *txn) removeEdges(edges []task.Edge) {
 		g[k] = v
 	}
 	for _, e := range edges {
-		g[e.From] = without(g[e.From], []string{e.To})
+		g[e.From] = task.RemoveIDs(g[e.From], []string{e.To})
 	}
 	tx.graph = g
 }

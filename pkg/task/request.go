@@ -368,8 +368,8 @@ func (r *UpdateRequest) Apply(t *Task) {
 	if r.Priority != nil {
 		t.Priority = *r.Priority
 	}
-	t.Blocks = appendSet(removeAll(t.Blocks, r.RemoveBlocks), r.AddBlocks)
-	t.BlockedBy = appendSet(removeAll(t.BlockedBy, r.RemoveBlockedBy), r.AddBlockedBy)
+	t.Blocks = AppendIDs(RemoveIDs(t.Blocks, r.RemoveBlocks), r.AddBlocks)
+	t.BlockedBy = AppendIDs(RemoveIDs(t.BlockedBy, r.RemoveBlockedBy), r.AddBlockedBy)
 	for k, v := range r.Metadata {
 		if v.Kind() == 'n' {
 			delete(t.Metadata, k)
@@ -385,8 +385,9 @@ func (r *UpdateRequest) Apply(t *Task) {
 	}
 }
 
-// removeAll returns list without the ids in drop.
-func removeAll(list, drop []string) []string {
+// RemoveIDs returns list without the ids in drop (a new slice when drop is
+// not empty; list itself otherwise).
+func RemoveIDs(list, drop []string) []string {
 	if len(drop) == 0 {
 		return list
 	}
@@ -399,7 +400,9 @@ func removeAll(list, drop []string) []string {
 	return out
 }
 
-func appendSet(list, add []string) []string {
+// AppendIDs appends to list the ids of add it does not hold yet, once each,
+// keeping the order of both.
+func AppendIDs(list, add []string) []string {
 	seen := make(map[string]bool, len(list)+len(add))
 	for _, id := range list {
 		seen[id] = true
