@@ -113,12 +113,15 @@ const coreInstructions = `Tools for the project's persistent task store (.matrix
 // definition is the tool as tools/list announces it. The title is given
 // once, at the top (the annotations' title would repeat it).
 func (t Tool) definition() *mcp.Tool {
-	destructive := t.Destructive
 	open := false
-	return &mcp.Tool{
-		Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.Input,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, DestructiveHint: &destructive, IdempotentHint: t.Idempotent, OpenWorldHint: &open},
+	a := &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, IdempotentHint: t.Idempotent, OpenWorldHint: &open}
+	// destructiveHint means something only for a tool that writes; a
+	// read-only tool leaves it out (the bytes count against the budget).
+	if !t.ReadOnly {
+		destructive := t.Destructive
+		a.DestructiveHint = &destructive
 	}
+	return &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.Input, Annotations: a}
 }
 
 // handler runs one call. It never returns a protocol error and never

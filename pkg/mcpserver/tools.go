@@ -113,7 +113,7 @@ type ClaimArgs struct {
 	ID    string   `json:"id,omitzero" jsonschema:"Task to claim (T-…); absent: the next ready task."`
 	Owner string   `json:"owner" jsonschema:"Who claims it (agent name)."`
 	Lease string   `json:"lease,omitzero" jsonschema:"How long the claim lasts without renewal (90s, 15m, 2h)."`
-	Paths []string `json:"paths,omitzero" jsonschema:"Paths to lease with the claim: globs relative to the checkout's top (src/api/**); other agents' writes there are refused while the claim is live."`
+	Paths []string `json:"paths,omitzero" jsonschema:"Globs to lease with the claim (src/api/**): others' writes there are refused while it is live."`
 }
 
 // DoctorArgs are task_doctor's arguments, its flags --strict and --repair.
@@ -213,17 +213,17 @@ func docInput(name string) *jsonschema.Schema {
 // model on every turn, so it says only what that call needs (the bounds
 // are MaxToolsBytes and MaxCoreBytes); "" drops the description.
 var shortDescriptions = map[string]string{
-	"subject":      "Imperative title, e.g. \"Build backend\".",
+	"subject":      "Imperative title (\"Build backend\").",
 	"activeForm":   "Shown while in progress.",
 	"metadata":     "Free-form object; null deletes a key.",
 	"parentID":     "Parent task id (a subtask).",
-	"repoURL":      "Repository URL.",
+	"repoURL":      "", // the name says it
 	"status":       "Only this status (default: pending and in_progress).",
 	"ready":        "Only runnable tasks: pending, no unresolved blocker.",
 	"owner":        "Agent name; \"\" removes it.",
 	"all":          "Every status, completed and deleted included.",
-	"addBlocks":    "Ids this task also blocks.",
-	"addBlockedBy": "Ids this task also waits for.",
+	"addBlocks":    "", // as blocks and blockedBy, appended
+	"addBlockedBy": "",
 	"priority":     "", // its enum says it all
 }
 
@@ -247,7 +247,7 @@ func flat(s *jsonschema.Schema) *jsonschema.Schema {
 	if items, ok := out.Properties["items"]; ok && items.Items != nil {
 		c := *items
 		c.Items = &jsonschema.Schema{Type: "object"}
-		c.Description = "A batch of at most 1000 tasks, each with the members above; each item fails alone."
+		c.Description = "At most 1000 tasks, each with the members above; each fails alone."
 		out.Properties["items"] = &c
 	}
 	return out
