@@ -13,6 +13,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/notepad"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
@@ -81,7 +82,7 @@ func (s *Server) action(w http.ResponseWriter, r *http.Request) {
 			s.conflict(w, r, &a, ce)
 			return
 		}
-		if c := errcode.Of(err); c == errcode.ClaimConflict || c == errcode.PreconditionFailed || c == errcode.TaskNotClaimable || c == errcode.TaskBlocked {
+		if c := errcode.Of(err); c == errcode.ClaimConflict || c == errcode.PreconditionFailed || c == errcode.TaskNotClaimable || c == errcode.TaskBlocked || c == errcode.LeaseConflict || c == errcode.ChildrenActive {
 			cur, _ := s.st.Get(a.ID)
 			s.conflict(w, r, &a, &conflictError{msg: errcode.As(err).Message, current: cur})
 			return
@@ -163,29 +164,37 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, r, status, map[string]any{"error": e.Code, "message": e.Message})
 }
 
-// do runs one action through the store's operations and returns the task
+// ops are the typed operations one action runs (pkg/ops), in the
+// board's environment: the same operations, validation, lock, history and
+// integrity records as task-claim, task-update and task-create.
+func (s *Server) ops() *ops.Ops { return ops.New(s.opt.Env) }
+
+// do runs one action through the typed operations and returns the task
 // as stored.
 func (s *Server) do(a *Action) (*task.Task, error) {
+	o := s.ops()
 	if a.Op == "add" {
-		return s.add(a)
+		return s.add(o, a)
 	}
 	if a.ID == "" {
 		return nil, errcode.New(errcode.InvalidArguments, "%s needs the task's id", a.Op)
 	}
-	id, err := s.st.ResolveID(a.ID)
-	if err != nil {
+	if err := o.ResolveHandles([]*string{&a.ID}, nil); err != nil {
 		return nil, err
 	}
-	a.ID = id
+	if err := task.CheckID(errcode.InvalidTaskID, "id", a.ID); err != nil {
+		return nil, err
+	}
+	id := a.ID
 	if a.Version == "" {
 		return nil, errcode.New(errcode.InvalidArguments, "%s needs the version of the task the page showed (v)", a.Op)
 	}
 	switch a.Op {
 	case "claim":
-		return s.claim(a)
+		return s.claim(o, a)
 	case "complete":
 		st := task.Completed
-		return s.update(a, &task.UpdateRequest{ID: id, Status: &st}, func(t *task.Task) string {
+		t, err := s.update(o, a, &task.UpdateRequest{ID: id, Status: &st, Force: a.Force}, func(t *task.Task) string {
 			switch t.Status {
 			case task.Completed:
 				return "it is already completed"
@@ -197,9 +206,17 @@ func (s *Server) do(a *Action) (*task.Task, error) {
 			}
 			return ""
 		})
+		if err == nil && planOf(t) != "" {
+			// As matrixx done does: the plan's item of the task is ticked;
+			// a failure leaves the task completed and is only logged.
+			if _, perr := s.ops().PlanSync(planOf(t)); perr != nil {
+				fmt.Fprintf(s.opt.Log, "board: the plan %s was not updated: %s (plan sync %s ticks it)\n", planOf(t), errcode.As(perr).Message, planOf(t))
+			}
+		}
+		return t, err
 	case "reopen":
 		st := task.Pending
-		return s.update(a, &task.UpdateRequest{ID: id, Status: &st}, func(t *task.Task) string {
+		return s.update(o, a, &task.UpdateRequest{ID: id, Status: &st}, func(t *task.Task) string {
 			if t.Status != task.Completed && t.Status != task.Deleted {
 				return "only a completed or deleted task can be reopened; it is " + string(t.Status)
 			}
@@ -220,25 +237,22 @@ func (s *Server) do(a *Action) (*task.Task, error) {
 			}
 			req.Metadata = task.Metadata{"labels": v}
 		}
-		if err := req.Validate(); err != nil {
-			return nil, err
-		}
-		return s.update(a, req, nil)
+		return s.update(o, a, req, nil)
 	case "depend":
-		b, err := s.st.ResolveID(a.Blocker)
-		if err != nil {
+		b := a.Blocker
+		if err := o.ResolveHandles([]*string{&b}, nil); err != nil {
 			return nil, err
 		}
 		if b == id {
 			return nil, errcode.New(errcode.DependencyCycle, "a task cannot wait for itself")
 		}
-		return s.update(a, &task.UpdateRequest{ID: id, AddBlockedBy: []string{b}}, nil)
+		return s.update(o, a, &task.UpdateRequest{ID: id, AddBlockedBy: []string{b}}, nil)
 	case "undepend":
-		b, err := s.st.ResolveID(a.Blocker)
-		if err != nil {
+		b := a.Blocker
+		if err := o.ResolveHandles([]*string{&b}, nil); err != nil {
 			return nil, err
 		}
-		return s.update(a, &task.UpdateRequest{ID: id, RemoveBlockedBy: []string{b}}, func(t *task.Task) string {
+		return s.update(o, a, &task.UpdateRequest{ID: id, RemoveBlockedBy: []string{b}}, func(t *task.Task) string {
 			if !slices.Contains(t.BlockedBy, b) {
 				return "it does not wait for " + b
 			}
@@ -268,9 +282,14 @@ func labelsValue(labels []string) (jsontext.Value, error) {
 	return rawJSON(out), nil
 }
 
-// update runs req under the lock, applied only when the record still has
-// the page's version and check (when given) finds nothing wrong with it.
-func (s *Server) update(a *Action, req *task.UpdateRequest, check func(*task.Task) string) (*task.Task, error) {
+// update runs req through task-update's operation, applied only when the
+// record as read under the lock still has the page's version and check
+// (when given) finds nothing wrong with it; otherwise nothing is written
+// and the answer is a conflict naming the task as it is.
+func (s *Server) update(o *ops.Ops, a *Action, req *task.UpdateRequest, check func(*task.Task) string) (*task.Task, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
 	var refused string
 	var current *task.Task
 	req.If = func(t *task.Task) bool {
@@ -286,44 +305,48 @@ func (s *Server) update(a *Action, req *task.UpdateRequest, check func(*task.Tas
 		}
 		return true
 	}
-	t, _, err := s.st.Update(req)
+	ans, err := o.Update(req)
 	if err != nil {
 		return nil, err
 	}
 	if refused != "" {
 		return nil, &conflictError{msg: refused, current: current}
 	}
-	return t, nil
+	return ans.Task, nil
 }
 
-// claim takes the task for the page's owner (task-claim's operation). The
-// page's version is checked first; the claim itself is a compare-and-swap
-// against every other claimant (claim_conflict, task_blocked,
-// task_not_claimable answer 409).
-func (s *Server) claim(a *Action) (*task.Task, error) {
+// claim takes the task for the page's owner through task-claim's
+// operation (the lease of tasks.claim_lease unless --lease, the worktree
+// and branch the board runs in, the task's declared paths leased). The
+// page's version is compared under the lock, before the claim's own
+// compare-and-swap against every other claimant (claim_conflict,
+// task_blocked, task_not_claimable, lease_conflict answer 409).
+func (s *Server) claim(o *ops.Ops, a *Action) (*task.Task, error) {
 	if s.opt.Me == "" {
 		return nil, errcode.New(errcode.InvalidArguments, "who claims? start the board with --owner NAME (or set $MATRIXX_OWNER)")
 	}
-	cur, err := s.st.Get(a.ID)
+	var current *task.Task
+	stale := errcode.New(errcode.PreconditionFailed, "the task changed since the page showed it")
+	req := store.ClaimRequest{ID: a.ID, Owner: s.opt.Me, Lease: s.opt.Lease, If: func(t *task.Task) error {
+		if Version(t) != a.Version {
+			current = t
+			return stale
+		}
+		return nil
+	}}
+	ans, err := o.Claim(req, "")
+	if err == stale {
+		return nil, &conflictError{msg: "the task changed since the page showed it", current: current}
+	}
 	if err != nil {
 		return nil, err
 	}
-	if cur == nil {
-		return nil, errcode.New(errcode.TaskNotFound, "no task %s", a.ID)
-	}
-	if Version(cur) != a.Version {
-		return nil, &conflictError{msg: "the task changed since the page showed it", current: cur}
-	}
-	lease := s.opt.Lease
-	if lease <= 0 {
-		lease = claim.DefaultLease
-	}
-	return s.st.Claim(store.ClaimRequest{ID: a.ID, Owner: s.opt.Me, Lease: lease})
+	return ans.Task, nil
 }
 
-// add creates a task (task-create's operation, one item).
-func (s *Server) add(a *Action) (*task.Task, error) {
-	it := task.CreateItem{ParentID: a.ParentID}
+// add creates a task through task-create's operation (one item).
+func (s *Server) add(o *ops.Ops, a *Action) (*task.Task, error) {
+	it := task.CreateItem{ParentID: a.ParentID, BlockedBy: slices.Clone(a.BlockedBy)}
 	if a.Subject != nil {
 		it.Subject = *a.Subject
 	}
@@ -333,19 +356,8 @@ func (s *Server) add(a *Action) (*task.Task, error) {
 	if a.Priority != nil {
 		it.Priority = *a.Priority
 	}
-	if it.ParentID != "" {
-		p, err := s.st.ResolveID(it.ParentID)
-		if err != nil {
-			return nil, err
-		}
-		it.ParentID = p
-	}
-	for _, b := range a.BlockedBy {
-		id, err := s.st.ResolveID(b)
-		if err != nil {
-			return nil, err
-		}
-		it.BlockedBy = append(it.BlockedBy, id)
+	if err := o.ResolveHandles([]*string{&it.ParentID}, []*[]string{&it.BlockedBy}); err != nil {
+		return nil, err
 	}
 	if a.Labels != nil && len(*a.Labels) > 0 {
 		v, err := labelsValue(*a.Labels)
@@ -357,7 +369,7 @@ func (s *Server) add(a *Action) (*task.Task, error) {
 	if err := it.Validate(); err != nil {
 		return nil, err
 	}
-	res, err := s.st.Create(&task.CreateRequest{Items: []task.CreateItem{it}, Index: []int{0}, Total: 1})
+	res, err := o.Create(&task.CreateRequest{Items: []task.CreateItem{it}, Index: []int{0}, Total: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -367,11 +379,14 @@ func (s *Server) add(a *Action) (*task.Task, error) {
 	if len(res.Tasks) == 0 {
 		return nil, errcode.New(errcode.InternalError, "the store created nothing")
 	}
-	t, err := s.st.Get(res.Tasks[0].ID)
-	if err == nil && t == nil {
-		err = errcode.New(errcode.InternalError, "the new task %s is gone", res.Tasks[0].ID)
+	ans, err := o.Get(res.Tasks[0].ID, false)
+	if err != nil {
+		return nil, err
 	}
-	return t, err
+	if ans.Task == nil {
+		return nil, errcode.New(errcode.InternalError, "the new task %s is gone", res.Tasks[0].ID)
+	}
+	return ans.Task, nil
 }
 
 // findNotepad is the task's notepad relative to root ("" when none).

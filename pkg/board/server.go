@@ -32,6 +32,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/feed"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 )
@@ -52,6 +53,11 @@ type Options struct {
 	Poll time.Duration
 	// Log receives one line per refused request and per failed write.
 	Log io.Writer
+	// Env is the environment of the typed operations (pkg/ops) every
+	// action runs, one ops.New(Env) per action: the project (-C), the
+	// session, the command name the history records. Env.Write must be
+	// true (actions take the lock).
+	Env ops.Env
 }
 
 // Server is one running board.
@@ -81,6 +87,10 @@ func New(st *store.Store, plans *plan.Store, root string, opt Options) (*Server,
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
+	if opt.Env.Stderr == nil {
+		opt.Env.Stderr = opt.Log
+	}
+	opt.Env.Write = true
 	f := feed.New(st)
 	if opt.Poll > 0 {
 		f.Poll = opt.Poll

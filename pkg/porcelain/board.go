@@ -16,6 +16,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/board"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/feed"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -57,7 +58,8 @@ func (c *boardCmd) run(r *runner) error {
 	if me == "" {
 		me = r.whoami(p.Root)
 	}
-	srv, err := board.New(p.Store, p.Plans(), p.Root, board.Options{Addr: c.Addr, Me: me, Lease: c.Lease, Log: r.stderr})
+	srv, err := board.New(p.Store, p.Plans(), p.Root, board.Options{Addr: c.Addr, Me: me, Lease: c.Lease, Log: r.stderr,
+		Env: ops.Env{Name: "matrixx board", Dir: r.g.Dir, Session: r.g.Session, Write: true}})
 	if err != nil {
 		return err
 	}

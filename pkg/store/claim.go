@@ -36,6 +36,11 @@ type ClaimRequest struct {
 	// in the claim; "" outside git).
 	Worktree string
 	Branch   string
+	// If, when set, is a precondition on the task as read under the lock
+	// (a claim with an id only): an error it returns refuses the claim
+	// before any other check and is Claim's error; nothing is written. The
+	// board checks the version of the task its page showed with it.
+	If func(*task.Task) error
 }
 
 // Claim takes one task for req.Owner under the lock, a compare-and-swap
@@ -80,6 +85,11 @@ func (s *Store) claimOne(req ClaimRequest, transact func(func(tx *txn) error) er
 		}
 		if t == nil {
 			return errcode.Field(errcode.TaskNotFound, "id", "no task %s in %s", req.ID, s.Dir)
+		}
+		if req.If != nil {
+			if err := req.If(t); err != nil {
+				return err
+			}
 		}
 		now := s.now()
 		if err := tx.claimable(t, req.Owner, now, req.Skew); err != nil {

@@ -309,8 +309,13 @@ func TestBoardRefuses(t *testing.T) {
 
 func TestBoardActions(t *testing.T) {
 	p := newProject(t)
+	// A git checkout on branch "feature": claims record where they were made.
+	if out, err := exec.Command("git", "init", "-q", "-b", "feature", p.root).CombinedOutput(); err != nil {
+		t.Skipf("git init: %v %s", err, out)
+	}
 	a := p.create("--subject", "first", "--priority", "high")
 	blocker := p.create("--subject", "blocker")
+	leased := p.create("--subject", "api work", "--paths", "src/api/**")
 	b := p.startBoard()
 	post := func(body string) (int, map[string]any) {
 		code, _, doc := b.request(t, "POST", "/api/action", body, b.auth(nil))
@@ -391,6 +396,28 @@ func TestBoardActions(t *testing.T) {
 	code, doc = post(`{"op":"reopen","id":"` + blocker + `","v":"` + doc["v"].(string) + `"}`)
 	if code != 200 || p.get(blocker)["status"] != "pending" {
 		t.Fatalf("reopen: %d %v", code, doc)
+	}
+	// A claim from the page runs task-claim's operation: the checkout and
+	// branch it was made in and the task's declared paths are in the claim
+	// on disk, and the history names the board as the command.
+	lc := b.card(t, leased)
+	stale := `{"op":"claim","id":"` + leased + `","v":"0","seen":{"subject":"api","status":"pending","owner":"","priority":"","blockedBy":[],"labels":[],"parentID":""}}`
+	if code, doc := post(stale); code != 409 || doc["error"] != "conflict" || !strings.Contains(fmt.Sprint(doc["changed"]), "field:subject now:api work seen:api") {
+		t.Fatalf("claim with an old version: %d %v", code, doc)
+	}
+	if lt := p.get(leased); lt["status"] != "pending" {
+		t.Fatalf("a stale claim was written: %v", lt)
+	}
+	code, doc = post(`{"op":"claim","id":"` + leased + `","v":"` + lc["v"].(string) + `"}`)
+	if code != 200 {
+		t.Fatalf("claim of a task with paths: %d %v", code, doc)
+	}
+	cl, _ := p.get(leased)["metadata"].(map[string]any)["claim"].(map[string]any)
+	if cl["owner"] != "pat" || cl["branch"] != "feature" || cl["worktree"] != p.root || fmt.Sprint(cl["paths"]) != "[src/api/**]" {
+		t.Fatalf("the claim on disk does not say where it was made or what it leases: %v", cl)
+	}
+	if hist := string(p.run("task-get", leased, "--history")); !strings.Contains(hist, `"command":"matrixx board"`) {
+		t.Fatalf("the history does not name the board: %s", hist)
 	}
 	// Someone else's live claim is not completed from the page.
 	other := p.create("--subject", "theirs")
