@@ -379,6 +379,9 @@ func run(t *testing.T, e entry, m mode) outcome {
 	hook(t, root, start)
 	before := snapshot(root)
 	var o outcome
+	// started: a call that writes the background flag ran (was not
+	// refused); only then is there a flag to wait for.
+	started := false
 	call := func(cmd string, harmless bool) (report string, denied bool) {
 		caseSeq.Lock()
 		caseSeq.n++
@@ -399,6 +402,9 @@ func run(t *testing.T, e entry, m mode) outcome {
 		}
 		if a := hook(t, root, ev("PreToolUse")); a.HookSpecificOutput.PermissionDecision == "deny" {
 			return "", true
+		}
+		if strings.Contains(cmd, bgFlag) {
+			started = true
 		}
 		post := ev("PostToolUse")
 		switch {
@@ -464,7 +470,7 @@ func run(t *testing.T, e entry, m mode) outcome {
 	stop := common("Stop")
 	stop["stop_hook_active"] = false
 	note(hook(t, root, stop).integrityReport())
-	if strings.Contains(strings.Join(e.calls, " "), bgFlag) {
+	if started {
 		waitFor(flag, 30*time.Second)
 	}
 	r, _ := call("git status --short", true)
@@ -642,43 +648,46 @@ func corpus(t *testing.T, name string, cases []entry, m mode) {
 	t.Logf("%s: %s", name, c.String())
 }
 
-// every returns every nth case.
-func every(all []entry, n int) []entry {
+// every returns every nth case, starting at the offset'th: make test
+// plays a share of each corpus, with each mode starting at another
+// offset so that the modes together cover more cases than any one;
+// ATTACK_SCALE=full (make stress) plays every case in every mode.
+func every(all []entry, n, offset int) []entry {
+	if full {
+		n, offset = 1, 0
+	}
 	var out []entry
-	for i := 0; i < len(all); i += n {
+	for i := offset % n; i < len(all); i += n {
 		out = append(out, all[i])
 	}
 	return out
 }
 
-// TestAttacks plays every attack as the session's first tool call (the
-// cold case); none may leave a change standing.
+// full is set by ATTACK_SCALE=full (make stress).
+var full = os.Getenv("ATTACK_SCALE") == "full"
+
+// TestAttacks plays every third attack (all with ATTACK_SCALE=full) as
+// the session's first tool call (the cold case); none may leave a change
+// standing.
 func TestAttacks(t *testing.T) {
 	cases := load(t, "attacks.txt")
 	if len(cases) < 300 && !testing.Short() {
 		t.Fatalf("only %d attacks in the corpus", len(cases))
 	}
-	corpus(t, "cold", cases, mode{})
+	corpus(t, "cold", every(cases, 3, 0), mode{})
 }
 
-// full is set by ATTACK_SCALE=full (make stress): the warm case then plays
-// every attack, not every fourth.
-var full = os.Getenv("ATTACK_SCALE") == "full"
-
-// TestAttacksWarm plays every fourth attack (all with ATTACK_SCALE=full)
+// TestAttacksWarm plays every twelfth attack (all with ATTACK_SCALE=full)
 // after one harmless call of the session (the warm case): the harmless
 // call gets no report, the attack is refused or undone.
 func TestAttacksWarm(t *testing.T) {
-	n := 4
-	if full {
-		n = 1
-	}
-	corpus(t, "warm", every(load(t, "attacks.txt"), n), mode{warm: true})
+	corpus(t, "warm", every(load(t, "attacks.txt"), 12, 1), mode{warm: true})
 }
 
-// TestEveryday plays every everyday command, as the session's first call
-// and (every third) after a harmless one: each must be allowed by the
-// guard and leave no report of the check.
+// TestEveryday plays every everyday command as the session's first call
+// and every sixth after a harmless one (every one in both with
+// ATTACK_SCALE=full): each must be allowed by the guard and leave no
+// report of the check.
 func TestEveryday(t *testing.T) {
 	cases := load(t, "everyday.txt")
 	if len(cases) < 150 && !testing.Short() {
@@ -689,7 +698,7 @@ func TestEveryday(t *testing.T) {
 	t.Run("corpus", func(t *testing.T) {
 		for i, e := range cases {
 			for _, m := range []mode{{}, {warm: true}} {
-				if m.warm && i%3 != 0 {
+				if m.warm && i%6 != 0 && !full {
 					continue
 				}
 				t.Run(fmt.Sprintf("line%d-warm%v", e.line, m.warm), func(t *testing.T) {
@@ -713,23 +722,27 @@ func TestEveryday(t *testing.T) {
 	t.Logf("everyday commands run: %d; passed untouched: %d", ran, passed)
 }
 
-// TestAttacksWithoutTheGuard plays every fourth attack with the guard
-// switched off (disabled_hooks), so the second line alone must undo
-// every change.
+// TestAttacksWithoutTheGuard plays every twelfth attack (all with
+// ATTACK_SCALE=full) with the guard switched off (disabled_hooks), so the
+// second line alone must undo every change.
 func TestAttacksWithoutTheGuard(t *testing.T) {
-	corpus(t, "without the guard, cold", every(load(t, "attacks.txt"), 4), mode{guardOff: true})
+	corpus(t, "without the guard, cold", every(load(t, "attacks.txt"), 12, 2), mode{guardOff: true})
 }
 
 // TestSecondLineAttacks plays the attacks on the second line itself
 // (testdata/second-line.txt: first calls, background writes, planted
 // locks, its own bookkeeping, the project's directories, other servers'
-// MCP tools), cold and warm, with the guard on and off: none may leave a
-// change standing.
+// MCP tools), cold and warm, with the guard on and off (each attack in
+// two of the four modes, all four with ATTACK_SCALE=full): none may leave
+// a change standing.
 func TestSecondLineAttacks(t *testing.T) {
 	cases := load(t, "second-line.txt")
-	for _, m := range []mode{{}, {warm: true}, {guardOff: true}, {guardOff: true, warm: true}} {
+	// The offsets put each attack once cold and once warm, once with the
+	// guard and once without.
+	offsets := []int{0, 1, 1, 0}
+	for i, m := range []mode{{}, {warm: true}, {guardOff: true}, {guardOff: true, warm: true}} {
 		t.Run(fmt.Sprintf("warm=%v,guard-off=%v", m.warm, m.guardOff), func(t *testing.T) {
-			corpus(t, fmt.Sprintf("second line (warm %v, guard off %v)", m.warm, m.guardOff), cases, m)
+			corpus(t, fmt.Sprintf("second line (warm %v, guard off %v)", m.warm, m.guardOff), every(cases, 2, offsets[i]), m)
 		})
 	}
 }
