@@ -77,6 +77,10 @@ const (
 	// ChildrenActive: completing a task whose subtasks are still pending or
 	// in_progress; the message names them (--force completes it anyway).
 	ChildrenActive Code = "children_active"
+	// EditorFailed: matrixx edit's editor ($VISUAL, $EDITOR) exited with a
+	// failure or could not be run; nothing was changed and the text is
+	// kept in a file the message names (docs/porcelain.md).
+	EditorFailed Code = "editor_failed"
 )
 
 // Error is a tool error with a stable code. Field names the offending input

@@ -186,19 +186,41 @@ type editCmd struct {
 	ID          string  `arg:"" placeholder:"ID" help:"Handle or id of the task."`
 	Subject     *string `short:"s" placeholder:"TEXT" help:"New subject."`
 	Priority    *string `short:"p" enum:"low,medium,high,none" placeholder:"PRIORITY" help:"New priority: low, medium, high, or none (removes it)."`
-	Description *string `short:"d" placeholder:"TEXT" help:"New description (\"\" removes it)."`
+	Description *string `short:"d" placeholder:"TEXT" help:"New description (\"\" removes it; @FILE reads it from FILE, - from stdin)."`
 	Owner       *string `placeholder:"NAME" help:"New owner (\"\" removes it)."`
+	Force       bool    `help:"In the editor: change the status even when someone else holds a live claim, or complete a parent whose subtasks are active."`
 }
 
 func (c *editCmd) Help() string {
-	return `Example: matrixx edit 7f3a --subject "Build the backend" -p high
+	return `Example: matrixx edit 7f3a            (opens $VISUAL, else $EDITOR)
+         matrixx edit 7f3a --subject "Build the backend" -p high
+         matrixx edit 7f3a -d @notes.md
 
-Changes the task's subject, priority, description or owner through task-update (same checks
-and lock). Status has its own commands: done, rm, reopen, claim, unclaim. --json prints
-task-update's document.`
+Without field flags, opens your editor ($VISUAL, else $EDITOR) on the task as text: subject,
+status, priority, owner, activeForm, labels, blockedBy, blocks, metadata and the description.
+Save and quit to apply; what you changed is written in one update (a compare-and-swap: if the
+task changed while you edited, nothing is written, what changed is said, and your text is kept
+in a file whose path is printed). Saving it unchanged, or emptying the file, changes nothing.
+
+With flags, changes the task's subject, priority, description or owner through task-update (same
+checks and lock). -d @FILE reads the description from FILE, -d - from stdin. Status has its own
+commands too: done, rm, reopen, claim, unclaim. --json prints task-update's document.`
 }
 
 func (c *editCmd) run(r *runner) error {
+	if c.Subject == nil && c.Priority == nil && c.Description == nil && c.Owner == nil {
+		if r.g.JSON {
+			return errcode.New(errcode.InvalidArguments, "nothing to change: with --json give --subject, -p, --description or --owner (the editor is for people)")
+		}
+		return r.editInEditor(c)
+	}
+	if c.Description != nil {
+		d, err := r.textArg("--description", *c.Description)
+		if err != nil {
+			return err
+		}
+		c.Description = &d
+	}
 	req := task.UpdateRequest{Subject: c.Subject, Description: c.Description, Owner: c.Owner}
 	if c.Priority != nil {
 		pr := task.Priority(*c.Priority)
@@ -206,9 +228,6 @@ func (c *editCmd) run(r *runner) error {
 			pr = ""
 		}
 		req.Priority = &pr
-	}
-	if c.Subject == nil && c.Priority == nil && c.Description == nil && c.Owner == nil {
-		return errcode.New(errcode.InvalidArguments, "nothing to change: give --subject, -p, --description or --owner")
 	}
 	if r.g.JSON {
 		req.ID = c.ID

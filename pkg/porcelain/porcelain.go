@@ -92,6 +92,7 @@ type model struct {
 // command's globals.
 type runner struct {
 	stdout, stderr io.Writer
+	stdin          io.Reader // read only when asked: -d -, the editor's terminal
 	real           io.Writer // stdout unbuffered: the terminal test looks at it
 	getenv         Env
 	g              *globals
@@ -117,7 +118,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int)
 	// One buffer for stdout: a table of 10,000 rows is one write, not
 	// 10,000 (the style still looks at the real stdout for a terminal).
 	out := bufio.NewWriterSize(stdout, 64<<10)
-	r := &runner{stdout: out, stderr: stderr, getenv: os.Getenv, real: stdout}
+	r := &runner{stdout: out, stderr: stderr, stdin: stdin, getenv: os.Getenv, real: stdout}
 	defer out.Flush()
 	defer func() {
 		if x := recover(); x != nil {

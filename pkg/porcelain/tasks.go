@@ -281,15 +281,24 @@ func (c *readyCmd) run(r *runner) error {
 // ---- show ----
 
 type showCmd struct {
-	ID string `arg:"" placeholder:"ID" help:"Handle or id of the task."`
+	ID   string `arg:"" placeholder:"ID" help:"Handle or id of the task."`
+	Full bool   `help:"The whole description (default: its first 30 lines, at most 4 KB)."`
 }
+
+// A shown description is cut at showLines lines or showBytes bytes,
+// whichever comes first, unless show --full.
+const (
+	showLines = 30
+	showBytes = 4 << 10
+)
 
 func (c *showCmd) Help() string {
 	return `Example: matrixx show 7f3a
 
 The whole task: status, priority, owner, claim, parent, the tasks it waits for and the tasks
 waiting for it (with their states), its plan item, its notepad, description and metadata.
---json prints task-get's document.`
+A long description is cut (the first 30 lines, at most 4 KB) and says how much is hidden;
+--full prints all of it. --json prints task-get's document (always whole).`
 }
 
 func (c *showCmd) run(r *runner) error {
@@ -359,8 +368,15 @@ func (c *showCmd) run(r *runner) error {
 	field("thread", clean(t.ThreadID))
 	if d := strings.TrimSpace(t.Description); d != "" {
 		fmt.Fprintf(w, "  description\n")
-		for _, l := range strings.Split(d, "\n") {
+		shown, hiddenLines, hiddenBytes, mid := d, 0, 0, false
+		if !c.Full {
+			shown, hiddenLines, hiddenBytes, mid = cutText(d, showLines, showBytes)
+		}
+		for _, l := range strings.Split(shown, "\n") {
 			fmt.Fprintf(w, "    %s\n", clean(l))
+		}
+		if hiddenBytes > 0 {
+			fmt.Fprintf(w, "    %s\n", st.dim(hiddenText(hiddenLines, hiddenBytes, mid)+": matrixx show "+v.h(id)+" --full prints all"))
 		}
 	}
 	if len(t.Metadata) > 0 && !(claimed && len(t.Metadata) == 1) {
@@ -442,7 +458,7 @@ type addCmd struct {
 	Blocks      []string `name:"blocks" sep:"," placeholder:"ID" help:"Tasks that wait for this one."`
 	Parent      string   `placeholder:"ID" help:"Parent task (makes this a subtask)."`
 	Priority    string   `short:"p" enum:",low,medium,high" default:"" placeholder:"PRIORITY" help:"low, medium or high."`
-	Description string   `short:"d" help:"Description."`
+	Description string   `short:"d" placeholder:"TEXT" help:"Description (@FILE reads it from FILE, - from stdin)."`
 	Owner       string   `placeholder:"NAME" help:"Owner."`
 }
 
@@ -458,6 +474,13 @@ func (c *addCmd) run(r *runner) error {
 	subject := strings.TrimSpace(strings.Join(c.Subject, " "))
 	if subject == "" {
 		return errcode.New(errcode.InvalidArguments, "the subject is empty: matrixx add \"what to do\"")
+	}
+	if c.Description != "" {
+		d, err := r.textArg("--description", c.Description)
+		if err != nil {
+			return err
+		}
+		c.Description = d
 	}
 	p, err := r.project()
 	if err != nil {

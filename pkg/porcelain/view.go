@@ -1,12 +1,14 @@
 package porcelain
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
@@ -250,3 +252,66 @@ func (v *view) handles(ids []string) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// cutText keeps the head of text: at most lines lines and maxBytes bytes
+// (cut at a line's end, or inside a longer first line at a rune
+// boundary); it says how many whole lines and bytes were left out and
+// whether the last kept line was cut (mid).
+func cutText(text string, lines, maxBytes int) (kept string, hiddenLines, hiddenBytes int, mid bool) {
+	end, n := 0, 0
+	for end < len(text) && n < lines {
+		i := strings.IndexByte(text[end:], '\n')
+		next := len(text)
+		if i >= 0 {
+			next = end + i
+		}
+		if next > maxBytes {
+			if n == 0 { // one long line: cut inside it
+				next = maxBytes
+				for next > 0 && !utf8.RuneStart(text[next]) {
+					next--
+				}
+				end, mid = next, true
+			}
+			break
+		}
+		end, n = next, n+1
+		if i >= 0 && n < lines {
+			end++ // past the newline
+		}
+	}
+	if end >= len(text) {
+		return text, 0, 0, false
+	}
+	kept = strings.TrimSuffix(text[:end], "\n")
+	rest := text[end:]
+	if !mid {
+		rest = strings.TrimPrefix(rest, "\n")
+		hiddenLines = 1
+	}
+	hiddenLines += strings.Count(rest, "\n")
+	return kept, hiddenLines, len(text) - len(kept), mid
+}
+
+// hiddenText says what show left out of a description.
+func hiddenText(lines, bytes int, mid bool) string {
+	what := fmt.Sprintf("%d more line(s)", lines)
+	if mid {
+		what = "the line goes on"
+		if lines > 0 {
+			what += fmt.Sprintf(", then %d more line(s)", lines)
+		}
+	}
+	return fmt.Sprintf("… %s, %s hidden", what, sizeText(bytes))
+}
+
+// sizeText is a byte count for people: "512 B", "3.4 KB", "2.9 MB".
+func sizeText(n int) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+}
