@@ -207,3 +207,65 @@ func sessionID(t *testing.T, out string) string {
 	t.Fatalf("no init event in the output:\n%s", hostkit.Tail(out, 2000))
 	return ""
 }
+
+// TestGeminiPathLease: a path lease holds against a real Gemini CLI
+// session (docs/leases.md). Another agent (agent-a, from the shell)
+// claims a task with --paths 'src/api/**'; the Gemini session's
+// write_file, replace and shell sed -i of src/api/x.go are refused with
+// the lease's reason reaching the model and the file unchanged, its
+// write elsewhere lands; once agent-a completes the task, a later
+// session's write_file of the same file lands.
+func TestGeminiPathLease(t *testing.T) {
+	t.Parallel()
+	p := setup(t)
+	// The continuation enforcer is not what is tested here.
+	if err := os.WriteFile(filepath.Join(p.proj, ".matrixx", "matrixx.jsonc"), []byte(`{"disabled_hooks":["task-continuation-enforcer"]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	created := hostkit.Run(t, bin, p.proj, `{"subject":"Rewrite the API"}`, p.env, "task-create")
+	var ans struct {
+		Tasks []struct{ ID string } `json:"tasks"`
+	}
+	if err := json.Unmarshal([]byte(created), &ans); err != nil || len(ans.Tasks) != 1 {
+		t.Fatalf("task-create: %v %s", err, created)
+	}
+	id := ans.Tasks[0].ID
+	claimed := hostkit.Run(t, bin, p.proj, "", p.env, "task-claim", id, "--owner", "agent-a", "--paths", "src/api/**")
+	if !strings.Contains(claimed, `"paths":["src/api/**"]`) {
+		t.Fatalf("task-claim --paths: %s", claimed)
+	}
+	x := filepath.Join(p.proj, "src", "api", "x.go")
+	if err := os.MkdirAll(filepath.Dir(x), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const original = "package api\n// original\n"
+	if err := os.WriteFile(x, []byte(original), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	reqs, _ := p.exec(t, []hostkit.Reply{
+		hostkit.Call("write_file", map[string]any{"file_path": "src/api/x.go", "content": "package api\n// by gemini\n"}),
+		hostkit.Call("replace", map[string]any{"file_path": x, "instruction": "Rename the package.", "old_string": "package api", "new_string": "package api2"}),
+		hostkit.Call("run_shell_command", map[string]any{"command": "sed -i 's/api/b/' src/api/x.go", "description": "scripted"}),
+		hostkit.Call("write_file", map[string]any{"file_path": "src/other.go", "content": "package src\n"}),
+		hostkit.Text("Done."),
+	})
+	for i, tool := range []string{"write_file", "replace", "run_shell_command"} {
+		wantReason(t, reqs, i+1, tool, "leased to agent-a for task "+id)
+	}
+	if got, _ := os.ReadFile(x); string(got) != original {
+		t.Errorf("the leased file changed under the Gemini session: %q", got)
+	}
+	if got, err := os.ReadFile(filepath.Join(p.proj, "src", "other.go")); err != nil || string(got) != "package src\n" {
+		t.Errorf("the write elsewhere did not land: %q, %v", got, err)
+	}
+
+	hostkit.Run(t, bin, p.proj, "", p.env, "task-update", id, "--status", "completed")
+	p.exec(t, []hostkit.Reply{
+		hostkit.Call("write_file", map[string]any{"file_path": "src/api/x.go", "content": "package api\n// by gemini\n"}),
+		hostkit.Text("Done."),
+	})
+	if got, _ := os.ReadFile(x); string(got) != "package api\n// by gemini\n" {
+		t.Errorf("the write after the lease ended did not land: %q", got)
+	}
+}
