@@ -17,9 +17,14 @@ List tasks with their unresolved blockers (see README.md; decisions in docs/desi
   task-list --status completed   exactly that status
   task-list --all                every status, completed and deleted included
   task-list --waves              the active tasks planned in waves (docs/claims.md)
+  task-list --label api --label urgent --priority high
+                                 tasks carrying both labels (metadata.labels), of high priority
+  task-list --text "login safari" --full
+                                 subject or description holds both words; whole records
   echo '{"parentID":"T-…"}' | task-list
 
-Without flags, reads an optional document on stdin: {"status"?,"parentID"?,"ready"?,"all"?,"waves"?}.
+Without flags, reads an optional document on stdin: {"status"?,"parentID"?,"ready"?,"all"?,"waves"?,
+"labels"?:[…],"priority"?,"text"?,"full"?}. Filters combine: a task must pass every one.
 Contradictory filters are refused (usage error for flags, validation_error on stdin): --all with
 --ready or --status, and --ready with a status other than pending.
 
@@ -37,6 +42,10 @@ with tasks as above: wave 1 runs now (in_progress, and pending with no unresolve
 once wave 1 is done, and so on. cycles lists tasks that wait for each other; missing lists tasks
 that can never start as things stand, with the blockers that hold them (missing or deleted
 tasks, or tasks that are themselves stuck). --waves combines with --parent only.
+
+--full answers {"tasks":[{…whole record…}],…}: each task as task-get prints it (blockedBy lists
+every blocker, resolved ones included). Labels are metadata.labels, an array of strings
+(task-create and task-update refuse anything else there: validation_error).
 Files that cannot be read as tasks are listed in "problems" and on stderr; the listing goes on.
 
 JSON Schemas of the stdin document and the answer: docs/schemas/task-list.input.json and
@@ -44,11 +53,15 @@ docs/schemas/task-list.output.json.`
 
 type listCmd struct {
 	app.Globals
-	Status string `enum:",pending,in_progress,completed,deleted" default:"" help:"Only tasks with this status (pending, in_progress, completed, deleted)."`
-	Parent string `name:"parent" placeholder:"ID" help:"Only subtasks of this parent."`
-	Ready  bool   `help:"Only pending tasks with no unresolved blocker."`
-	All    bool   `help:"Every status, completed and deleted included."`
-	Waves  bool   `help:"Plan the active tasks in waves, with cycles and missing blockers."`
+	Status   string   `enum:",pending,in_progress,completed,deleted" default:"" help:"Only tasks with this status (pending, in_progress, completed, deleted)."`
+	Parent   string   `name:"parent" placeholder:"ID" help:"Only subtasks of this parent."`
+	Ready    bool     `help:"Only pending tasks with no unresolved blocker."`
+	All      bool     `help:"Every status, completed and deleted included."`
+	Waves    bool     `help:"Plan the active tasks in waves, with cycles and missing blockers."`
+	Label    []string `name:"label" placeholder:"LABEL" help:"Only tasks with this label in metadata.labels (repeatable: all must match)."`
+	Priority string   `enum:",low,medium,high" default:"" placeholder:"PRIORITY" help:"Only tasks of this priority (low, medium, high)."`
+	Text     string   `placeholder:"WORDS" help:"Only tasks whose subject or description holds every word (case-insensitive)."`
+	Full     bool     `help:"Each task's whole record instead of the short entry."`
 }
 
 // listMemoryLimit is task-list's soft memory limit (runtime/debug): 48 MiB.
@@ -74,9 +87,10 @@ func (c *listCmd) run(a *app.App) error {
 		}
 	}
 	a.Pretty = c.Pretty
-	req := &task.ListRequest{Status: task.Status(c.Status), ParentID: c.Parent, Ready: c.Ready, All: c.All, Waves: c.Waves}
+	req := &task.ListRequest{Status: task.Status(c.Status), ParentID: c.Parent, Ready: c.Ready, All: c.All, Waves: c.Waves,
+		Labels: c.Label, Priority: task.Priority(c.Priority), Text: c.Text, Full: c.Full}
 	given := ""
-	if c.Status != "" || c.Parent != "" || c.Ready || c.All || c.Waves {
+	if c.Status != "" || c.Parent != "" || c.Ready || c.All || c.Waves || len(c.Label) > 0 || c.Priority != "" || c.Text != "" || c.Full {
 		given = "flags"
 	}
 	data, _, err := a.ReadInput(given, app.DocOptional)
@@ -92,11 +106,7 @@ func (c *listCmd) run(a *app.App) error {
 		if req, err = task.ParseList(data); err != nil {
 			return err
 		}
-		if req.Waves {
-			res, err = o.Waves(req)
-		} else {
-			res, err = o.List(req)
-		}
+		res, err = o.Listing(req)
 	}
 	if err != nil {
 		return err

@@ -1,7 +1,7 @@
 // Package complete is shell completion for every binary of the toolkit
 // (bash, zsh, fish), driven by the binaries' kong models: it completes
 // subcommands, flags, enum values (statuses, priorities, formats), task
-// handles (described by their subjects) and plan names. The scripts
+// handles (described by their subjects), plan names and labels. The scripts
 // (Script) call `matrixx __complete SHELL -- WORDS…` on each key press;
 // Complete answers from the model. See docs/porcelain.md, "Completion".
 package complete
@@ -19,12 +19,13 @@ type Candidate struct {
 	Desc  string
 }
 
-// Predictor supplies the values that come from the project: task handles
-// and plan names. dir is the -C/--dir given on the line being completed
-// ("" when none).
+// Predictor supplies the values that come from the project: task handles,
+// plan names and the labels in use. dir is the -C/--dir given on the line
+// being completed ("" when none).
 type Predictor interface {
 	Tasks(dir string) []Candidate
 	Plans(dir string) []Candidate
+	Labels(dir string) []Candidate
 }
 
 // taskFlags are flag names whose values are task ids, beside every flag
@@ -197,6 +198,8 @@ func values(v *kong.Value, placeholder string, isFlag bool, dir string, p Predic
 		return p.Tasks(dir)
 	case !isFlag && v.Name == "name", placeholder == "PLAN":
 		return p.Plans(dir)
+	case placeholder == "LABEL":
+		return p.Labels(dir)
 	}
 	return nil
 }

@@ -219,12 +219,15 @@ var shortDescriptions = map[string]string{
 	"parentID":     "Parent task id (a subtask).",
 	"repoURL":      "", // the name says it
 	"status":       "Only this status (default: pending and in_progress).",
-	"ready":        "Only runnable tasks: pending, no unresolved blocker.",
+	"ready":        "Only runnable tasks (pending, unblocked).",
 	"owner":        "Agent name; \"\" removes it.",
-	"all":          "Every status, completed and deleted included.",
+	"all":          "Every status.",
 	"addBlocks":    "", // as blocks and blockedBy, appended
 	"addBlockedBy": "",
 	"priority":     "", // its enum says it all
+	"labels":       "", // the names say it (task-list's filters)
+	"text":         "",
+	"full":         "",
 }
 
 // flat merges an anyOf of object schemas into one object schema (the union
@@ -273,12 +276,9 @@ func Tools() []Tool {
 			Description: `Read one task: {"task":{…}}, or {"task":null} when there is none.`},
 		{Name: "task_list", Title: "List tasks", Binary: "task-list", Input: docInput("task-list"),
 			Run: taskTool(task.ParseList, func(o *ops.Ops, req *task.ListRequest) (any, int, error) {
-				if req.Waves {
-					return ok(o.Waves(req))
-				}
-				return ok(o.List(req))
+				return ok(o.Listing(req))
 			}), ReadOnly: true, Idempotent: true, Tier: TierCore,
-			Description: `List tasks with their unresolved blockers (pending and in_progress by default). Answer: {"tasks":[{"id","subject","status","owner"?,"blockedBy","parentID"?}],"reminder"}.`},
+			Description: `List tasks with their unresolved blockers. Answer: {"tasks":[{"id","subject","status","owner"?,"blockedBy","parentID"?}]}; full: whole records.`},
 		{Name: "task_update", Title: "Update a task", Binary: "task-update", Write: true, Input: docInput("task-update"),
 			Run: taskTool(task.ParseUpdate, func(o *ops.Ops, req *task.UpdateRequest) (any, int, error) { return ok(o.Update(req)) }), Idempotent: true, Tier: TierCore,
 			Description: `Update one task: scalars replace, addBlocks/addBlockedBy append, removeBlocks/removeBlockedBy remove (both ends), metadata merges. Start a task with task_claim; set "completed" when done. Answer: {"task":{…}}.`},

@@ -32,8 +32,11 @@ func (o *Ops) CreateFlags(it task.CreateItem) (*store.CreateResult, error) {
 
 // ListFlag names task-list's filters by their flags in messages.
 func ListFlag(key string) string {
-	if key == "parentID" {
+	switch key {
+	case "parentID":
 		return "--parent"
+	case "labels":
+		return "--label"
 	}
 	return "--" + key
 }
@@ -47,15 +50,15 @@ func (o *Ops) ListFlags(req *task.ListRequest) (any, error) {
 		if errcode.Of(err) != errcode.TaskNotFound {
 			return nil, err
 		}
+		if req.Full {
+			return &store.FullListResult{Tasks: []*task.Task{}, Reminder: store.Reminder}, nil
+		}
 		return &store.ListResult{Tasks: []task.Summary{}, Reminder: store.Reminder}, nil
 	}
 	if err := req.ValidateAs(ListFlag); err != nil {
 		return nil, FlagError(err)
 	}
-	if req.Waves {
-		return o.Waves(req)
-	}
-	return o.List(req)
+	return o.Listing(req)
 }
 
 // ClaimFlags claims task id ("" for the next ready one) for owner

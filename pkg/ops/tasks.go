@@ -126,9 +126,55 @@ func (o *Ops) UpdateFlags(req *task.UpdateRequest) (*contract.TaskAnswer, error)
 	return o.Update(req)
 }
 
+// Listing answers task-list's request: the wave plan (waves), the whole
+// records (full) or the short entries; the answer is a *store.WavesResult,
+// a *store.FullListResult or a *store.ListResult.
+func (o *Ops) Listing(req *task.ListRequest) (any, error) {
+	switch {
+	case req.Waves:
+		return o.Waves(req)
+	case req.Full:
+		return o.ListFull(req)
+	}
+	return o.List(req)
+}
+
+// ListFull lists tasks with their whole records (task-list --full).
+func (o *Ops) ListFull(req *task.ListRequest) (*store.FullListResult, error) {
+	p, err := o.listProject()
+	if err != nil {
+		return nil, err
+	}
+	res, err := p.Store.ListFull(req)
+	if err != nil {
+		return nil, err
+	}
+	for _, pr := range res.Problems {
+		o.Warnf("skipped %s: %s", pr.File, pr.Error)
+	}
+	return res, nil
+}
+
 // List lists tasks (task-list without waves). Unreadable files are in the
 // answer's problems and on Stderr.
 func (o *Ops) List(req *task.ListRequest) (*store.ListResult, error) {
+	p, err := o.listProject()
+	if err != nil {
+		return nil, err
+	}
+	res, err := p.Store.List(req)
+	if err != nil {
+		return nil, err
+	}
+	for _, pr := range res.Problems {
+		o.Warnf("skipped %s: %s", pr.File, pr.Error)
+	}
+	return res, nil
+}
+
+// listProject is the project a listing reads, its store set up to use the
+// list index.
+func (o *Ops) listProject() (*Project, error) {
 	p, err := o.Project()
 	if err != nil {
 		return nil, err
@@ -146,14 +192,7 @@ func (o *Ops) List(req *task.ListRequest) (*store.ListResult, error) {
 			p.Store.ListIndex = store.ListIndexPath(home, p.Store.Dir)
 		}
 	}
-	res, err := p.Store.List(req)
-	if err != nil {
-		return nil, err
-	}
-	for _, pr := range res.Problems {
-		o.Warnf("skipped %s: %s", pr.File, pr.Error)
-	}
-	return res, nil
+	return p, nil
 }
 
 // Waves plans the active tasks in waves (task-list --waves).

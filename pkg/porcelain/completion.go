@@ -3,6 +3,7 @@ package porcelain
 import (
 	"io"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -125,6 +126,39 @@ func (p predictor) Tasks(dir string) []complete.Candidate {
 			desc += " [in_progress]"
 		}
 		out = append(out, complete.Candidate{Value: hs[i], Desc: desc})
+	}
+	return out
+}
+
+// Labels offers the labels the store's tasks carry (metadata.labels), each
+// described by how many active tasks carry it. It reads every record, as
+// Tasks does.
+func (p predictor) Labels(dir string) []complete.Candidate {
+	pr := p.open(dir)
+	if pr == nil {
+		return nil
+	}
+	snap, err := pr.Store.Scan(store.ScanOptions{})
+	if err != nil {
+		return nil
+	}
+	count := map[string]int{}
+	var order []string
+	for _, e := range snap.Entries {
+		for _, l := range e.Task.Labels() {
+			if _, ok := count[l]; !ok {
+				order = append(order, l)
+				count[l] = 0
+			}
+			if e.Task.Status.Active() {
+				count[l]++
+			}
+		}
+	}
+	sort.Strings(order)
+	out := make([]complete.Candidate, 0, len(order))
+	for _, l := range order {
+		out = append(out, complete.Candidate{Value: l, Desc: itoa(count[l]) + " active"})
 	}
 	return out
 }

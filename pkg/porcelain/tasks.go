@@ -80,11 +80,14 @@ func (r *runner) resolveAll(p *ops.Project, typed []string) ([]string, error) {
 // ---- ls ----
 
 type lsCmd struct {
-	Text   []string `arg:"" optional:"" placeholder:"TEXT" help:"Only tasks whose subject holds every word (case-insensitive)."`
-	Status string   `short:"s" enum:",pending,in_progress,completed,deleted" default:"" help:"Only this status: pending, in_progress, completed, deleted."`
-	Owner  string   `short:"o" placeholder:"NAME" help:"Only tasks of this owner."`
-	Parent string   `placeholder:"ID" help:"Only subtasks of this task (handle or id)."`
-	All    bool     `short:"a" help:"Every status, completed and deleted included."`
+	Text     []string `arg:"" optional:"" placeholder:"TEXT" help:"Only tasks whose subject or description holds every word (case-insensitive)."`
+	Status   string   `short:"s" enum:",pending,in_progress,completed,deleted" default:"" help:"Only this status: pending, in_progress, completed, deleted."`
+	Owner    string   `short:"o" placeholder:"NAME" help:"Only tasks of this owner."`
+	Parent   string   `placeholder:"ID" help:"Only subtasks of this task (handle or id)."`
+	All      bool     `short:"a" help:"Every status, completed and deleted included."`
+	Label    []string `short:"l" name:"label" placeholder:"LABEL" help:"Only tasks with this label (repeatable: all must match)."`
+	Priority string   `short:"p" enum:",low,medium,high" default:"" placeholder:"PRIORITY" help:"Only this priority: low, medium, high."`
+	Full     bool     `help:"With --json: each task's whole record (task-list --full)."`
 }
 
 func (c *lsCmd) Help() string {
@@ -95,23 +98,24 @@ waits for (WAITS FOR) and when its file last changed (records carry no timestamp
 the file's modification time, which every write moves). Sorted by creation. Columns nobody uses
 are left out; the subject is cut to fit the terminal.
 
---json prints task-list's document (with --status, --parent, --all), narrowed by --owner and
-TEXT when given.`
+Labels are metadata.labels (matrixx add -l LABEL sets them); a LABELS column shows them when
+any listed task has one. TEXT searches subjects and descriptions.
+
+--json prints task-list's document (with --status, --parent, --all, --label, --priority, TEXT as
+--text, --full), narrowed by --owner when given.`
 }
 
-func (c *lsCmd) matches(t *task.Task) bool {
+// request is the task-list request of ls's filters (all but --owner).
+func (c *lsCmd) request(parent string) *task.ListRequest {
+	return &task.ListRequest{Status: task.Status(c.Status), ParentID: parent, All: c.All,
+		Labels: c.Label, Priority: task.Priority(c.Priority), Text: strings.Join(c.Text, " "), Full: c.Full}
+}
+
+func (c *lsCmd) matches(req *task.ListRequest, t *task.Task) bool {
 	if c.Owner != "" && t.Owner != c.Owner {
 		return false
 	}
-	if len(c.Text) > 0 {
-		s := strings.ToLower(t.Subject)
-		for _, w := range c.Text {
-			if !strings.Contains(s, strings.ToLower(w)) {
-				return false
-			}
-		}
-	}
-	return true
+	return req.Selects(t) && req.MatchesRecord(t)
 }
 
 func (c *lsCmd) run(r *runner) error {
@@ -128,13 +132,20 @@ func (c *lsCmd) run(r *runner) error {
 			return err
 		}
 	}
+	req := c.request(parent)
 	if r.g.JSON {
 		o := r.op("task-list", false)
-		ans, err := o.ListFlags(&task.ListRequest{Status: task.Status(c.Status), ParentID: parent, All: c.All})
-		if res, ok := ans.(*store.ListResult); ok && err == nil && (c.Owner != "" || len(c.Text) > 0) {
-			narrowList(res, c)
+		ans, err := o.ListFlags(req)
+		if err == nil && c.Owner != "" {
+			narrowList(ans, c.Owner)
 		}
 		return r.passJSON(o.result(ans, errcode.ExitOK, err))
+	}
+	if c.Full {
+		return errcode.New(errcode.InvalidArguments, "--full goes with --json (the whole records as JSON); matrixx show ID prints one task in full")
+	}
+	if err := req.ValidateAs(ops.ListFlag); err != nil {
+		return ops.FlagError(err)
 	}
 	v, err := load(p.Store, true)
 	if err != nil {
@@ -143,27 +154,16 @@ func (c *lsCmd) run(r *runner) error {
 	r.problems(v)
 	var rows []*task.Task
 	for _, t := range v.tasks {
-		switch {
-		case c.Status != "":
-			if t.Status != task.Status(c.Status) {
-				continue
-			}
-		case c.All:
-		default:
-			if !t.Status.Active() {
-				continue
-			}
-		}
-		if parent != "" && (t.ParentID != parent || t.ID == parent) {
+		if parent != "" && t.ID == parent {
 			continue // a task that names itself as parent is no subtask of itself
 		}
-		if c.matches(t) {
+		if c.matches(req, t) {
 			rows = append(rows, t)
 		}
 	}
 	if len(rows) == 0 {
 		what := "no active tasks"
-		if c.All || c.Status != "" || c.Owner != "" || parent != "" || len(c.Text) > 0 {
+		if c.All || c.Status != "" || c.Owner != "" || parent != "" || len(c.Text) > 0 || len(c.Label) > 0 || c.Priority != "" {
 			what = "no task matches"
 		}
 		fmt.Fprintf(r.stdout, "%s (matrixx add \"subject\" adds one)\n", what)
@@ -173,16 +173,27 @@ func (c *lsCmd) run(r *runner) error {
 	return nil
 }
 
-// narrowList keeps the entries of a task-list answer that pass ls's
-// --owner and TEXT filters (the plumbing's own shape, fewer entries).
-func narrowList(res *store.ListResult, c *lsCmd) {
-	kept := res.Tasks[:0]
-	for _, s := range res.Tasks {
-		if c.matches(&task.Task{Subject: s.Subject, Owner: s.Owner}) {
-			kept = append(kept, s)
+// narrowList keeps the entries of a task-list answer (short or full) of
+// owner (the plumbing's own shape, fewer entries).
+func narrowList(ans any, owner string) {
+	switch res := ans.(type) {
+	case *store.ListResult:
+		kept := res.Tasks[:0]
+		for _, s := range res.Tasks {
+			if s.Owner == owner {
+				kept = append(kept, s)
+			}
 		}
+		res.Tasks = kept
+	case *store.FullListResult:
+		kept := res.Tasks[:0]
+		for _, t := range res.Tasks {
+			if t.Owner == owner {
+				kept = append(kept, t)
+			}
+		}
+		res.Tasks = kept
 	}
-	res.Tasks = kept
 }
 
 // problems notes unreadable files on stderr, once per listing.
@@ -195,16 +206,17 @@ func (r *runner) problems(v *view) {
 
 // taskTable prints tasks as the ls table; blockers adds WAITS FOR.
 func (r *runner) taskTable(v *view, rows []*task.Task, blockers bool) {
-	cols := []string{"ID", "STATUS", "PRI", "OWNER", "SUBJECT", "WAITS FOR", "CHANGED"}
+	cols := []string{"ID", "STATUS", "PRI", "OWNER", "SUBJECT", "LABELS", "WAITS FOR", "CHANGED"}
 	used := make([]bool, len(cols))
-	used[0], used[1], used[4], used[6] = true, true, true, true
+	used[0], used[1], used[4], used[7] = true, true, true, true
 	for _, t := range rows {
 		used[2] = used[2] || t.Priority != ""
 		used[3] = used[3] || t.Owner != ""
-		used[5] = used[5] || (blockers && len(v.unresolved(t)) > 0)
+		used[5] = used[5] || len(t.Labels()) > 0
+		used[6] = used[6] || (blockers && len(v.unresolved(t)) > 0)
 	}
 	// Narrow: the status shrinks to its glyph (ST) and is the last to go.
-	tb := &table{drop: []string{"CHANGED", "OWNER", "PRI", "WAITS FOR", "STATUS"},
+	tb := &table{drop: []string{"CHANGED", "LABELS", "OWNER", "PRI", "WAITS FOR", "STATUS"},
 		short: map[string][]string{"STATUS": {"ST"}}}
 	for i, c := range cols {
 		if used[i] {
@@ -221,6 +233,7 @@ func (r *runner) taskTable(v *view, rows []*task.Task, blockers bool) {
 			{text: string(t.Priority)},
 			{text: t.Owner},
 			{text: t.Subject},
+			{text: strings.Join(t.Labels(), ",")},
 			{text: v.handles(v.unresolved(t)), dim: true},
 			{text: r.st.ago(v.modTime(t.ID)), dim: true},
 		}
@@ -460,6 +473,7 @@ type addCmd struct {
 	Priority    string   `short:"p" enum:",low,medium,high" default:"" placeholder:"PRIORITY" help:"low, medium or high."`
 	Description string   `short:"d" placeholder:"TEXT" help:"Description (@FILE reads it from FILE, - from stdin)."`
 	Owner       string   `placeholder:"NAME" help:"Owner."`
+	Label       []string `short:"l" name:"label" placeholder:"LABEL" help:"A label (metadata.labels; repeatable)."`
 }
 
 func (c *addCmd) Help() string {
@@ -500,9 +514,17 @@ func (c *addCmd) run(r *runner) error {
 			return err
 		}
 	}
+	var md task.Metadata
+	if len(c.Label) > 0 {
+		raw, err := json.Marshal(c.Label)
+		if err != nil {
+			return errcode.Wrap(errcode.InternalError, err, "encoding the labels")
+		}
+		md = task.Metadata{task.LabelsKey: raw}
+	}
 	o := r.op("task-create", true)
 	res, err := o.CreateFlags(task.CreateItem{Subject: subject, BlockedBy: after, Blocks: blocks, ParentID: parent,
-		Priority: task.Priority(c.Priority), Description: c.Description, Owner: c.Owner})
+		Priority: task.Priority(c.Priority), Description: c.Description, Owner: c.Owner, Metadata: md})
 	exit := errcode.ExitOK
 	if err == nil {
 		exit = ops.CreateExit(res)

@@ -303,7 +303,7 @@ func Docs() []Doc {
 		{Name: "task-get", Command: "task-get", Input: mustFor[task.IDRequest](true),
 			Output: answer("task-get's answer (task null: no such task), or the error envelope.", mustFor[getAnswer](false))},
 		{Name: "task-list", Command: "task-list", Input: list,
-			Output: answer("task-list's answer, or the error envelope.", mustFor[store.ListResult](false), mustFor[store.WavesResult](false))},
+			Output: answer("task-list's answer, or the error envelope.", mustFor[store.ListResult](false), mustFor[store.WavesResult](false), mustFor[store.FullListResult](false))},
 		{Name: "task-update", Command: "task-update", Input: mustFor[task.UpdateRequest](true),
 			Output: answer("task-update's answer, or the error envelope.", mustFor[updateAnswer](false))},
 		{Name: "task-cleanup", Command: "task-cleanup", Input: mustFor[task.CleanupRequest](true),
@@ -401,6 +401,9 @@ var inputHelp = map[string]string{
 	"includeDeleted": "Also delete tasks with status deleted.",
 	"stale":          "Also delete pending/in_progress tasks idle past olderThan (else tasks.stale_after_hours).",
 	"dryRun":         "Report what would be done; change nothing.",
+	"labels":         "task-list: only tasks whose metadata.labels holds every one of these labels.",
+	"text":           "task-list: only tasks whose subject or description holds every word (case-insensitive).",
+	"full":           "task-list: each task's whole record instead of the short entry.",
 }
 
 // describe sets the descriptions of an input schema's keys that have none.

@@ -167,7 +167,7 @@ func (it *CreateItem) Validate() error {
 	if it.Priority != "" && !it.Priority.Valid() {
 		return errcode.Field(errcode.ValidationError, "priority", "%q is not one of low, medium, high", it.Priority)
 	}
-	return checkClaimKey(it.Metadata)
+	return checkMetadata(it.Metadata)
 }
 
 // Blank reports whether s holds nothing but white space and invisible
@@ -325,7 +325,7 @@ func (r *UpdateRequest) Validate() error {
 	if r.RemoveBlockedBy, err = checkIDs("removeBlockedBy", r.RemoveBlockedBy); err != nil {
 		return err
 	}
-	if err := checkClaimKey(r.Metadata); err != nil {
+	if err := checkMetadata(r.Metadata); err != nil {
 		return err
 	}
 	if err := r.Expect.validate(); err != nil {
@@ -429,6 +429,53 @@ type ListRequest struct {
 	// Waves asks for the wave plan of the active tasks instead of a list
 	// (docs/claims.md); it combines with parentID only.
 	Waves bool `json:"waves,omitzero"`
+	// Labels keeps tasks whose metadata.labels holds every one of them
+	// (exact match).
+	Labels []string `json:"labels,omitempty"`
+	// Priority keeps tasks of this priority (low, medium, high).
+	Priority Priority `json:"priority,omitempty"`
+	// Text keeps tasks whose subject or description holds every word of
+	// it (words split at white space, case-insensitive substrings).
+	Text string `json:"text,omitempty"`
+	// Full answers each task's whole record (as task-get prints it, so
+	// blockedBy lists every blocker) instead of the short entry.
+	Full bool `json:"full,omitzero"`
+}
+
+// Words returns the words of r.Text.
+func (r *ListRequest) Words() []string { return strings.Fields(r.Text) }
+
+// NeedsRecords reports whether the filters or the answer need more of a
+// record than a listing keeps (labels, description, the whole record).
+func (r *ListRequest) NeedsRecords() bool {
+	return len(r.Labels) > 0 || strings.TrimSpace(r.Text) != "" || r.Full
+}
+
+// Selects reports whether t passes the filters on list fields: status
+// (active by default, every status with all), parentID and priority. The
+// ready filter (which needs the other tasks) is not in it.
+func (r *ListRequest) Selects(t *Task) bool {
+	switch {
+	case r.Status != "":
+		if t.Status != r.Status {
+			return false
+		}
+	case r.All:
+	default:
+		if !t.Status.Active() {
+			return false
+		}
+	}
+	if r.ParentID != "" && t.ParentID != r.ParentID {
+		return false
+	}
+	return r.Priority == "" || t.Priority == r.Priority
+}
+
+// MatchesRecord reports whether a whole record passes the label and text
+// filters.
+func (r *ListRequest) MatchesRecord(t *Task) bool {
+	return t.HasLabels(r.Labels) && t.HasWords(r.Words())
 }
 
 // ParseList decodes and validates task-list's input.
@@ -471,11 +518,23 @@ func (r *ListRequest) ValidateAs(name func(key string) string) error {
 		return conflict("all", "%s cannot be combined with %s %q: %s lists tasks of every status, %s only those of one; give one or the other",
 			name("all"), name("status"), r.Status, name("all"), name("status"))
 	}
+	if r.Priority != "" && !r.Priority.Valid() {
+		return errcode.Field(errcode.ValidationError, "priority", "%q is not one of low, medium, high", r.Priority)
+	}
+	for i, l := range r.Labels {
+		if err := CheckLabel(fmt.Sprintf("labels[%d]", i), l); err != nil {
+			return err
+		}
+	}
+	if err := checkText("text", r.Text); err != nil {
+		return err
+	}
 	if r.Waves {
 		for _, f := range []struct {
 			key string
 			set bool
-		}{{"ready", r.Ready}, {"all", r.All}, {"status", r.Status != ""}} {
+		}{{"ready", r.Ready}, {"all", r.All}, {"status", r.Status != ""}, {"labels", len(r.Labels) > 0},
+			{"priority", r.Priority != ""}, {"text", r.Text != ""}, {"full", r.Full}} {
 			if f.set {
 				return conflict("waves", "%s cannot be combined with %s: %s plans every active task (pending and in_progress) in waves; give one or the other",
 					name("waves"), name(f.key), name("waves"))
