@@ -67,39 +67,39 @@ var Kinds = []Kind{Created, Updated, Claimed, LeaseExpired, Completed, Deleted, 
 type Event struct {
 	// Cursor names the position right after this event: giving it to
 	// --since resumes after it.
-	Cursor string `json:"cursor"`
+	Cursor string `json:"cursor" jsonschema:"The position right after this event: --since CURSOR resumes after it. A decimal number (the task history's cursor; larger is later), or live-START-N for a feed of a store without history (not resumable)."`
 	Kind   Kind   `json:"kind"`
-	ID     string `json:"id"`
+	ID     string `json:"id" jsonschema:"The task (T-…)."`
 	// Subject, Status and Owner are the task's after the change (before
 	// it, for a removed file).
-	Subject string      `json:"subject,omitempty"`
+	Subject string      `json:"subject,omitempty" jsonschema:"The task's subject after the change (before it, for a removed file)."`
 	Status  task.Status `json:"status,omitempty"`
-	Owner   string      `json:"owner,omitempty"`
+	Owner   string      `json:"owner,omitempty" jsonschema:"The task's owner after the change."`
 	// Was is the status before the change, when it changed.
-	Was task.Status `json:"was,omitempty"`
+	Was task.Status `json:"was,omitempty" jsonschema:"The status before the change, when it changed."`
 	// Fields are the fields that changed, as their JSON names
 	// ("subject", "blockedBy", "metadata.labels", ...).
-	Fields []string `json:"fields,omitempty"`
+	Fields []string `json:"fields,omitempty" jsonschema:"The fields that changed, as their JSON names (subject, blockedBy, metadata.labels, …)."`
 	// BlockedBy lists the blockers that are not completed (blocked).
-	BlockedBy []string `json:"blockedBy,omitempty"`
+	BlockedBy []string `json:"blockedBy,omitempty" jsonschema:"blocked: the blockers that are not completed."`
 	// Removed says the task's file went away.
-	Removed bool `json:"removed,omitzero"`
+	Removed bool `json:"removed,omitzero" jsonschema:"The task's file went away (kind deleted)."`
 	// Outside says the change was not made by the toolkit.
-	Outside bool `json:"outside,omitzero"`
+	Outside bool `json:"outside,omitzero" jsonschema:"The change was made by something other than the toolkit."`
 	// Synced says task-sync wrote it: a version merged with another
 	// machine's.
-	Synced bool `json:"synced,omitzero"`
+	Synced bool `json:"synced,omitzero" jsonschema:"task-sync wrote it: a version merged with another machine's."`
 	// By, Command and Event come from the task history: who made the
 	// change (owner, session, host, user), with which command, and the
 	// history event's id. Absent for what the history does not record
 	// (ready, blocked, changes outside the toolkit seen as they happen).
-	By      *history.Actor `json:"by,omitempty"`
-	Command string         `json:"command,omitempty"`
-	Event   string         `json:"event,omitempty"`
+	By      *history.Actor `json:"by,omitempty" jsonschema:"Who made the change, from the task history."`
+	Command string         `json:"command,omitempty" jsonschema:"The command that made the change (task-claim, matrixx, …), from the task history."`
+	Event   string         `json:"event,omitempty" jsonschema:"The task history event's id."`
 	// At is when the change was seen (UTC, RFC 3339 with milliseconds).
-	At string `json:"at"`
+	At string `json:"at" jsonschema:"When the change was made or seen: UTC, RFC 3339 with milliseconds."`
 	// Problem is why the file is unreadable (unreadable).
-	Problem string `json:"problem,omitempty"`
+	Problem string `json:"problem,omitempty" jsonschema:"unreadable: why the file is not a valid record."`
 }
 
 // ParseKinds parses a comma-separated list of kinds ("completed,blocked").

@@ -25,6 +25,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/feed"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hashline"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
@@ -319,6 +320,7 @@ func Docs() []Doc {
 			Output: answer("task-sync import's answer (the input is JSON Lines, each line as in the input schema), or the error envelope (validation_error naming the line, import_conflict, …: nothing written).", mustFor[tasksync.ImportResult](false))},
 		{Name: "task-sync-setup", Command: "task-sync setup",
 			Output: answer("task-sync setup's answer, or the error envelope.", mustFor[syncSetupAnswer](false))},
+		{Name: "task-feed", Command: "task-feed", Output: feedLine()},
 		{Name: "task-doctor", Command: "task-doctor", Input: mustFor[doctorInput](true),
 			Output: answer("task-doctor's report (exit 1 when it found errors, or warnings under strict), or the error envelope.", mustFor[store.DoctorReport](false))},
 		{Name: "where", Command: "--where",
@@ -359,6 +361,20 @@ func Docs() []Doc {
 		}
 	}
 	return docs
+}
+
+// feedLine is one line of task-feed's JSON Lines: an event, or the error
+// envelope of a failure (its last line).
+func feedLine() *jsonschema.Schema {
+	ev := mustFor[feed.Event](false)
+	ev.Description = "One change (docs/board.md, \"task-feed: the change feed\")."
+	ev.Properties["kind"].Enum = nil
+	for _, k := range feed.Kinds {
+		ev.Properties["kind"].Enum = append(ev.Properties["kind"].Enum, string(k))
+	}
+	ev.Properties["kind"].Description = "What happened: created, updated (fields names the fields), claimed, lease_expired, completed, deleted, reopened, released, outside, ready, blocked or unreadable."
+	ev.Properties["status"].Description = "The task's status after the change."
+	return answer("One line of task-feed's JSON Lines: an event (each line one JSON document), or the error envelope of a usage error or a failure.", ev)
 }
 
 // hookInput is the hook event's schema: hosts add fields, so any other key
