@@ -13,7 +13,9 @@
 // claimedAt when this holder took it; renewedAt, leaseMs and expiresAt are
 // present only for a claim with a lease: it expires leaseMs after its last
 // renewal; paths are its path leases (docs/leases.md), worktree and
-// branch the git checkout task-claim ran in. Times are RFC 3339 in UTC with milliseconds, from the writing
+// branch the git checkout task-claim ran in; person marks a claim a person
+// made through the porcelain (matrixx claim), which has no lease unless one
+// was asked for. Times are RFC 3339 in UTC with milliseconds, from the writing
 // process's clock. A claim without a lease never expires.
 package claim
 
@@ -58,6 +60,9 @@ type Claim struct {
 	// checkout.
 	Worktree string `json:"worktree,omitempty"`
 	Branch   string `json:"branch,omitempty"`
+	// Person marks a person's claim (matrixx claim): without a lease it
+	// never expires, and task-doctor does not report it as unclaimed work.
+	Person bool `json:"person,omitzero"`
 }
 
 // Stamp formats t as a claim time.

@@ -62,9 +62,10 @@ func (o *Ops) ListFlags(req *task.ListRequest) (any, error) {
 }
 
 // ClaimFlags claims task id ("" for the next ready one) for owner
-// (task-claim's flags); a zero lease is the default, any other must lie
-// between task.MinLease and task.MaxLease.
-func (o *Ops) ClaimFlags(id, owner string, lease time.Duration, paths []string, remote string) (*contract.TaskAnswer, error) {
+// (task-claim's flags); a zero lease is the default (for a person's claim,
+// no lease: it never expires), any other must lie between task.MinLease
+// and task.MaxLease.
+func (o *Ops) ClaimFlags(id, owner string, lease time.Duration, paths []string, remote string, person bool) (*contract.TaskAnswer, error) {
 	if id != "" {
 		if err := o.ResolveHandles([]*string{&id}, nil); err != nil {
 			return nil, err
@@ -79,5 +80,5 @@ func (o *Ops) ClaimFlags(id, owner string, lease time.Duration, paths []string, 
 	if lease != 0 && (lease < task.MinLease || lease > task.MaxLease) {
 		return nil, errcode.New(errcode.InvalidArguments, "--lease %v is not between %v and %v", lease, task.MinLease, task.MaxLease)
 	}
-	return o.Claim(store.ClaimRequest{ID: id, Owner: owner, Lease: lease, Paths: paths}, remote)
+	return o.Claim(store.ClaimRequest{ID: id, Owner: owner, Lease: lease, Paths: paths, Person: person}, remote)
 }

@@ -241,7 +241,7 @@ func (o *Ops) Claim(req store.ClaimRequest, remote string) (*contract.TaskAnswer
 	if err := o.placeClaim(p, &req); err != nil {
 		return nil, err
 	}
-	if req.Lease == 0 {
+	if req.Lease == 0 && !req.Person {
 		req.Lease = claim.DefaultLease
 		if p.Config.Tasks.ClaimLease != "" {
 			if d, err := task.ParseLease("tasks.claim_lease", p.Config.Tasks.ClaimLease); err == nil {

@@ -68,7 +68,7 @@ type model struct {
 	Ready      readyCmd      `cmd:"" help:"Tasks that can start now: pending, every blocker completed."`
 	Show       showCmd       `cmd:"" help:"One task: its fields, blockers, dependents, plan item and notepad."`
 	Add        addCmd        `cmd:"" help:"Add a task."`
-	Claim      claimCmd      `cmd:"" help:"Claim a task: in_progress under your name, with a lease (task-claim)."`
+	Claim      claimCmd      `cmd:"" help:"Claim a task: in_progress under your name, until you finish or unclaim (--lease to expire)."`
 	Done       doneCmd       `cmd:"" help:"Mark a task completed and show what became ready."`
 	Rm         rmCmd         `cmd:"" help:"Delete a task (status deleted; matrixx reopen brings it back)."`
 	Edit       editCmd       `cmd:"" help:"Change a task's subject, priority, description or owner."`

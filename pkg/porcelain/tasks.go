@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/notepad"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
@@ -227,9 +228,13 @@ func (r *runner) taskTable(v *view, rows []*task.Task, blockers bool) {
 		}
 	}
 	for _, t := range rows {
+		status, glyph := r.st.glyph(t.Status)+" "+string(t.Status), r.st.glyph(t.Status)
+		if claimExpired(t) {
+			status, glyph = status+" (claim expired)", glyph+"!"
+		}
 		all := []cell{
 			{text: v.h(t.ID), status: t.Status},
-			{text: r.st.glyph(t.Status) + " " + string(t.Status), status: t.Status},
+			{text: status, status: t.Status},
 			{text: string(t.Priority)},
 			{text: t.Owner},
 			{text: t.Subject},
@@ -237,7 +242,7 @@ func (r *runner) taskTable(v *view, rows []*task.Task, blockers bool) {
 			{text: v.handles(v.unresolved(t)), dim: true},
 			{text: r.st.ago(v.modTime(t.ID)), dim: true},
 		}
-		tb.short["STATUS"] = append(tb.short["STATUS"], r.st.glyph(t.Status))
+		tb.short["STATUS"] = append(tb.short["STATUS"], glyph)
 		var row []cell
 		for i, c := range all {
 			if used[i] {
@@ -421,27 +426,33 @@ func (r *runner) ref(v *view, id string) string {
 }
 
 // claimOf describes metadata.claim: its owner and what is left of its
-// lease ("" when the task carries no claim or no lease).
+// lease ("lease ends in 12m", "lease expired 3h ago", or "no lease" for a
+// claim that never expires; "" when the task carries no claim).
 func claimOf(t *task.Task) (owner, lease string) {
-	raw, ok := t.Metadata["claim"]
-	if !ok || raw.Kind() != '{' {
+	c := claim.Of(t)
+	if c == nil {
 		return "", ""
 	}
-	var c struct {
-		Owner     string `json:"owner"`
-		ExpiresAt string `json:"expiresAt"`
-	}
-	if json.Unmarshal(raw, &c, json.RejectUnknownMembers(false)) != nil {
-		return "", ""
-	}
-	if exp, err := time.Parse(time.RFC3339Nano, c.ExpiresAt); err == nil {
+	if exp, ok := c.Expiry(); ok {
 		if d := time.Until(exp); d > 0 {
 			lease = "lease ends in " + short(d)
 		} else {
 			lease = "lease expired " + short(-d) + " ago"
 		}
+	} else {
+		lease = "no lease (it holds until done or unclaim)"
 	}
 	return clean(c.Owner), lease
+}
+
+// claimExpired reports an in_progress task whose claim's lease has ended:
+// anyone may take it over (listings mark it).
+func claimExpired(t *task.Task) bool {
+	if t.Status != task.InProgress {
+		return false
+	}
+	c := claim.Of(t)
+	return c != nil && c.Expired(time.Now())
 }
 
 // short prints a duration for people, to the minute: "15m", "1h30m", "2d3h";
@@ -619,16 +630,18 @@ func DoneLine(handle, subject, id string) string {
 type claimCmd struct {
 	ID    string   `arg:"" optional:"" placeholder:"ID" help:"Handle or id of the task (default: the next ready task)."`
 	Owner string   `placeholder:"NAME" help:"Claim under this name (default: $MATRIXX_OWNER, else git config user.name, else $USER)."`
-	Lease string   `placeholder:"DUR" help:"Lease, e.g. 15m or 2h (default: task-claim's)."`
+	Lease string   `placeholder:"DUR" help:"A lease, e.g. 2h: the claim expires unless renewed (default: none, your claim holds until you finish or unclaim)."`
 	Paths []string `placeholder:"GLOB" help:"Lease these paths with the claim: other agents' writes there are refused (src/api/**; docs/leases.md)."`
 }
 
 func (c *claimCmd) Help() string {
 	return `Example: matrixx claim 7f3a
 
-Claims the task through task-claim: it becomes in_progress under your name with a lease, and
-nobody else can claim it until the lease ends. Without an id, claims the next ready task.
---json prints task-claim's document.`
+Claims the task through task-claim: it becomes in_progress under your name, and nobody else can
+claim it. A person's claim does not expire: it holds until you finish (done) or give it back
+(unclaim). --lease 2h asks for a lease: then it expires 2h later unless renewed, and anyone may
+take the task over after that. Agents' claims (task-claim, MCP) always carry a lease. Without an
+id, claims the next ready task. --json prints task-claim's document.`
 }
 
 func (c *claimCmd) run(r *runner) error {
@@ -656,7 +669,7 @@ func (c *claimCmd) run(r *runner) error {
 		}
 	}
 	o := r.op("task-claim", true)
-	res, err := o.ClaimFlags(id, owner, lease, c.Paths, "")
+	res, err := o.ClaimFlags(id, owner, lease, c.Paths, "", true)
 	a := o.result(res, errcode.ExitOK, err)
 	if r.g.JSON {
 		return r.passJSON(a)
@@ -673,7 +686,9 @@ func (c *claimCmd) run(r *runner) error {
 		return err
 	}
 	line := fmt.Sprintf("claimed %s %q as %s", v.h(res.Task.ID), clean(res.Task.Subject), clean(res.Task.Owner))
-	if _, lease := claimOf(res.Task); lease != "" {
+	if c := claim.Of(res.Task); c != nil && c.ExpiresAt == "" {
+		line += ", no lease: it holds until you finish (done) or give it back (unclaim)"
+	} else if _, lease := claimOf(res.Task); lease != "" {
 		line += ", " + lease
 	}
 	fmt.Fprintf(r.stdout, "%s (%s)\n", line, res.Task.ID)
@@ -881,6 +896,9 @@ func (c *treeCmd) run(r *runner) error {
 		line := prefix + branch + r.st.paint(t.Status, r.st.glyph(t.Status)+" "+v.h(t.ID)) + "  " + clean(t.Subject)
 		if done, total := v.progress(t.ID, children); total > 0 && loops[t.ID] == nil {
 			line += r.st.dim(fmt.Sprintf("  (%d/%d done)", done, total))
+		}
+		if claimExpired(t) {
+			line += r.st.dim("  (claim expired)")
 		}
 		if u := v.unresolved(t); len(u) > 0 {
 			line += r.st.dim("  " + r.st.pick("⟵ ", "<- ") + v.handles(u))

@@ -41,6 +41,11 @@ type ClaimRequest struct {
 	// before any other check and is Claim's error; nothing is written. The
 	// board checks the version of the task its page showed with it.
 	If func(*task.Task) error
+	// Person marks a person's claim (matrixx claim): recorded in the
+	// claim, and with Lease 0 the claim records no lease and never
+	// expires. Agents' claims always carry a lease (ops.Claim gives the
+	// default).
+	Person bool
 }
 
 // Claim takes one task for req.Owner under the lock, a compare-and-swap
@@ -282,7 +287,12 @@ func (tx *txn) takeClaim(t *task.Task, mtime time.Time, req ClaimRequest, now ti
 		c.ClaimedAt = old.ClaimedAt
 		c.ExpiresAt = old.ExpiresAt // Extend keeps a later expiry
 	}
-	c.Extend(now, req.Lease)
+	if req.Lease > 0 {
+		c.Extend(now, req.Lease)
+	} else {
+		c.ExpiresAt = "" // a person's claim without lease: it never expires
+	}
+	c.Person = req.Person
 	switch {
 	case req.Paths != nil:
 		c.Paths = req.Paths
@@ -298,7 +308,7 @@ func (tx *txn) takeClaim(t *task.Task, mtime time.Time, req ClaimRequest, now ti
 		return err
 	}
 	leaseOnly := renewal && t.Owner == req.Owner && slices.Equal(old.Paths, c.Paths) &&
-		old.Worktree == c.Worktree && old.Branch == c.Branch
+		old.Worktree == c.Worktree && old.Branch == c.Branch && old.Person == c.Person
 	t.Status = task.InProgress
 	t.Owner = req.Owner
 	claim.Set(t, c)

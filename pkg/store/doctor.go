@@ -298,7 +298,7 @@ func diagnose(snap *Snapshot, now time.Time) *DoctorReport {
 				add(Finding{Kind: KindClaimExpired, Severity: SeverityWarning, IDs: []string{t.ID},
 					Message: fmt.Sprintf("%s is in progress under a claim by %s that expired at %s", t.ID, claim.Holder(t, c), claim.Stamp(exp)),
 					Repair:  fmt.Sprintf("by hand: task-claim %s --owner NAME takes it over, or task-update %s --status pending releases it", t.ID, t.ID)})
-			} else if c == nil || c.Lease() <= 0 {
+			} else if c == nil || (c.Lease() <= 0 && !c.Person) {
 				what := "without a claim"
 				if c != nil {
 					what = "under a claim without lease"
