@@ -4,35 +4,13 @@ import (
 	"io"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/commands"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hashline"
 )
 
-type planReadCmd struct {
-	Name   string `arg:"" help:"Plan name (kebab-case, no .md)."`
-	Offset int    `default:"1" placeholder:"N" help:"First line to print (1-based); anchors stay absolute."`
-	Limit  int    `default:"0" placeholder:"N" help:"Print at most N lines (0: all)."`
-	Format string `enum:",hashline,content,json" default:"" placeholder:"FORMAT" help:"hashline (N#ID|content, the default), content (the plain text) or json."`
-	JSON   bool   `name:"json" help:"Same as --format json (not with another --format)."`
-}
-
-func (c *planReadCmd) Help() string {
-	return `Example: plan read auth --offset 40 --limit 20
-
-Prints the plan's lines as N#ID|content: N is the 1-based line number and ID a 4-symbol hash of
-the line. plan update needs these N#ID anchors; copy them as they are.
-
-  plan read auth                      every line
-  plan read auth --offset 40 --limit 20
-  plan read auth --format content     the plain markdown
-  plan read auth --json               {"name","size","totalLines","progress":{"done","total"},
-                                        "lines":[{"line","id","text"}]}
-
-A file written by other means that is not UTF-8 or holds NUL is read as it is (only the text
-given to create and update is checked): invalid bytes are shown raw, and as U+FFFD with --json.
-
-Errors (JSON on stdout, exit 1): invalid_file_path, file_not_found, file_too_large.`
-}
+// planReadCmd runs plan read (commands.PlanRead).
+type planReadCmd commands.PlanRead
 
 func (c *planReadCmd) run(a *app.App, p *planCmd) error {
 	if c.Offset < 1 {
@@ -74,15 +52,8 @@ func writeContent(w io.Writer, t hashline.Text, lines []hashline.Line) {
 	_, _ = w.Write(whole.Bytes())
 }
 
-type planListCmd struct{}
-
-func (c *planListCmd) Help() string {
-	return `Example: plan list
-
-Answer: {"plans":[{"name","size","progress":{"done","total"}}],"problems"?:[{"file","error"}]}
-sorted by name; size is in bytes; progress counts numbered checkbox items. *.md files that are not
-readable plans (bad name, symbolic link, …) are listed in "problems" and on stderr.`
-}
+// planListCmd runs plan list (commands.PlanList).
+type planListCmd commands.PlanList
 
 func (c *planListCmd) run(a *app.App, p *planCmd) error {
 	a.Pretty = p.Pretty

@@ -4,48 +4,10 @@ import (
 	"io"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/commands"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 )
-
-const doctorHelp = `Example: task-doctor --repair
-
-Check the task store: dependencies, parents, claims and files (docs/claims.md).
-
-  task-doctor              report; exit 1 on errors, 0 with only warnings
-  task-doctor --strict     warnings fail too
-  task-doctor --repair     apply the safe repairs, then report what is left
-  echo '{"repair":true,"strict":true}' | task-doctor
-
-Errors: corrupt_file, missing_blocker (an active task waits for an id with no task),
-missing_parent (an active task's parent is gone), cycle (active tasks that wait for each other
-over blockedBy: what task-list --waves reports), self_edge when an active task waits for itself.
-Warnings: one_sided_edge (A blockedBy B without B blocks A, or the reverse: left by older
-versions, cleanup or another tool), contradicting_edge (A blocks B while A already waits for B:
-its mirror would close a cycle), self_edge in any other list, dangling_edge (any other edge to a
-task that no longer exists), deleted_blocker, claim_expired, claim_malformed, unclaimed_work (an
-in_progress task without a claim with a lease: nothing gives it back if its agent dies).
-
---repair takes the store's lock and applies only the safe repairs, through the store's own writes
-(each file keeps its modification time): it adds missing mirror edges (never one that would close
-a cycle), drops a task's edges to itself, and drops edges (blockedBy, blocks, parentID) to tasks
-that no longer exist. Everything else needs a decision and is left, with the repair to make by
-hand.
-
-` + app.StdinDoctor + `
-
-Answer: {"tasks":N,"findings":[{"kind","severity":"error"|"warning","ids":[…],"message","repair",
-"repairable","repaired"?}],"errors":N,"warnings":N,"repaired":N}; errors and warnings count the
-findings left unrepaired. Exit 1 when errors are left (or warnings, with --strict), else 0; the
-report is on stdout either way. Failures (task_lock_unavailable, internal_error) use the error
-envelope.`
-
-type doctorCmd struct {
-	app.Globals
-	app.WriteFlags
-	Strict bool `help:"Fail (exit 1) on warnings too."`
-	Repair bool `help:"Apply the safe repairs (mirror edges, self-edges, edges to tasks that no longer exist)."`
-}
 
 // doctorDoc is task-doctor's stdin document.
 type doctorDoc struct {
@@ -53,10 +15,13 @@ type doctorDoc struct {
 	Repair bool `json:"repair,omitzero"`
 }
 
+// doctorCmd is task-doctor's command line (commands.TaskDoctor) and what it runs.
+type doctorCmd struct{ commands.TaskDoctor }
+
 // TaskDoctor is the task-doctor binary.
 func TaskDoctor(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := &doctorCmd{}
-	return app.Run("task-doctor", doctorHelp, c, c.run, args, stdin, stdout, stderr)
+	return app.Run("task-doctor", commands.Help("task-doctor"), c, c.run, args, stdin, stdout, stderr)
 }
 
 func (c *doctorCmd) run(a *app.App) error {

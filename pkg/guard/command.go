@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/commands"
 )
 
 // cmdName is the name a command is known by: the base name of argv[0],
@@ -93,15 +95,11 @@ func wrapperName(name string) bool {
 	return false
 }
 
-// ownBinary reports whether name is one of the toolkit's binaries: their
-// arguments may name the stores freely (they are the sanctioned way in).
+// ownBinary reports whether name is one of the toolkit's binaries (the
+// command table's): their arguments may name the stores freely (they are
+// the sanctioned way in).
 func ownBinary(name string) bool {
-	switch name {
-	case "task-create", "task-get", "task-list", "task-update", "task-cleanup", "task-claim",
-		"task-doctor", "task-sync", "task-feed", "plan", "matrixx", "matrixx-hook", "matrixx-mcp":
-		return true
-	}
-	return false
+	return commands.Own(name)
 }
 
 // hookSubcommand is the subcommand of a matrixx-hook command line: its
@@ -401,7 +399,7 @@ func (s *shell) call(argv []string, in input) {
 			s.e.calls--
 		}
 		switch {
-		case name == "matrixx-hook" && hookSubcommand(args) == "accept":
+		case name == commands.BinHook && hookSubcommand(args) == "accept":
 			s.refuse(acceptReason, "bash:matrixx-hook accept")
 		case ownBinary(name):
 		case shellName(name):

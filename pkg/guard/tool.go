@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/commands"
 )
 
 // kind is what a tool call does with the paths it carries.
@@ -317,14 +319,10 @@ func ownServer(name string) bool {
 }
 
 // ownTool reports whether t is one of our task or plan tools (served over
-// MCP under any server name): they are the sanctioned way in.
+// MCP under any server name; the command table's tools): they are the
+// sanctioned way in.
 func ownTool(t string) bool {
-	switch strings.ReplaceAll(t, "-", "_") {
-	case "task_create", "task_get", "task_list", "task_update", "task_cleanup",
-		"plan_create", "plan_read", "plan_update", "plan_list", "plan_delete", "plan_tasks":
-		return true
-	}
-	return false
+	return commands.OwnTool(strings.ReplaceAll(t, "-", "_"))
 }
 
 // tool decides a file tool call: every path value is located (relative

@@ -5,16 +5,19 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/commands"
 )
 
-// Task binaries whose answers the notepad writer reads.
+// Task binaries whose answers the notepad writer reads (the command
+// table's names).
 const (
-	binCreate = "task-create"
-	binUpdate = "task-update"
+	binCreate = commands.BinCreate
+	binUpdate = commands.BinUpdate
 	// binPorcelain is matrixx: its add creates, its claim and done update
 	// (docs/porcelain.md); the answers are read from its confirmations
 	// (notepad.ParsePorcelain) or, with --json, from the plumbing's JSON.
-	binPorcelain = "matrixx"
+	binPorcelain = commands.BinPorcelain
 )
 
 // porcelainValued are matrixx's global flags that take a value as the next

@@ -8,6 +8,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/commands"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hashline"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
@@ -18,39 +19,29 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-// Tool is one MCP tool: its announced definition and the operation a call
-// runs.
+// Tool is one MCP tool: the command table's definition of it
+// (commands.Tool: name, title, description, annotations, tier) and what a
+// call runs.
 type Tool struct {
-	// Name is the tool's name (task_create, plan_read, …); Claude Code calls
-	// it mcp__matrixx__<Name>.
-	Name        string
-	Title       string
-	Description string
+	*commands.Tool
+	// Binary is the binary whose operation the tool runs (the command
+	// table's): its name prefixes the diagnostics.
+	Binary string
 	// Input is the inputSchema announced in tools/list.
 	Input *jsonschema.Schema
-	// ReadOnly, Destructive and Idempotent are the tool's annotations.
-	ReadOnly, Destructive, Idempotent bool
-
-	// Binary is the binary whose operation the tool runs: its name
-	// prefixes the diagnostics, and Write says it takes the lock.
-	Binary string
-	Write  bool
 	// Run decodes the call's arguments (a JSON object: the binary's stdin
 	// document for the task tools, the name and options for the plan
 	// tools) into the operation's request, runs it, and returns its answer
 	// and the binary's exit status for it.
 	Run func(o *ops.Ops, args []byte) (answer any, exit int, err error)
-	// Tier is the smallest tool set that offers the tool: TierCore for the
-	// five a task loop needs (create, list, get, update, claim), TierAll
-	// for the rest. A client that asks for the core tier (matrixx-mcp
-	// --tools core) is announced only those, in at most MaxCoreBytes.
-	Tier string
 }
 
-// The tiers, smallest first.
+// The tiers, smallest first: a client that asks for the core tier
+// (matrixx-mcp --tools core) is announced only the core tools, in at most
+// MaxCoreBytes.
 const (
-	TierCore = "core"
-	TierAll  = "all"
+	TierCore = commands.TierCore
+	TierAll  = commands.TierAll
 )
 
 // MaxToolsBytes and MaxCoreBytes cap what tools/list announces (the tools'
@@ -256,47 +247,47 @@ func flat(s *jsonschema.Schema) *jsonschema.Schema {
 	return out
 }
 
-// Tools returns matrixx-mcp's tools in the order tools/list announces them.
-func Tools() []Tool {
-	return []Tool{
-		{Name: "task_create", Title: "Create tasks", Binary: "task-create", Write: true, Input: flat(docInput("task-create")),
-			Run: taskTool(task.ParseCreate, func(o *ops.Ops, req *task.CreateRequest) (any, int, error) {
+// binding is what the server adds to a tool of the command table: its
+// input schema and the call.
+type binding struct {
+	input func() *jsonschema.Schema
+	run   func(o *ops.Ops, args []byte) (any, int, error)
+}
+
+// bindings are the tools' bindings by tool name.
+func bindings() map[string]binding {
+	return map[string]binding{
+		"task_create": {input: func() *jsonschema.Schema { return flat(docInput("task-create")) },
+			run: taskTool(task.ParseCreate, func(o *ops.Ops, req *task.CreateRequest) (any, int, error) {
 				res, err := o.Create(req)
 				if err != nil {
 					return nil, 0, err
 				}
 				return res, ops.CreateExit(res), nil
-			}), Tier: TierCore,
-			Description: `Create one task ({"subject",…}) or a batch ({"items":[…]}). Answer: {"tasks":[{"id","subject","deduplicated"?}],"errors":[…]}; an active task with the same subject from the last 10 minutes is returned (deduplicated).`},
-		{Name: "task_get", Title: "Get a task", Binary: "task-get", Input: docInput("task-get"),
-			Run: taskTool(func(data []byte) (*task.IDRequest, error) {
+			})},
+		"task_get": {input: func() *jsonschema.Schema { return docInput("task-get") },
+			run: taskTool(func(data []byte) (*task.IDRequest, error) {
 				var req task.IDRequest
 				return &req, input.Decode(data, &req)
-			}, func(o *ops.Ops, req *task.IDRequest) (any, int, error) { return ok(o.Get(req.ID, req.History)) }), ReadOnly: true, Idempotent: true, Tier: TierCore,
-			Description: `Read one task: {"task":{…}}, or {"task":null} when there is none.`},
-		{Name: "task_list", Title: "List tasks", Binary: "task-list", Input: docInput("task-list"),
-			Run: taskTool(task.ParseList, func(o *ops.Ops, req *task.ListRequest) (any, int, error) {
+			}, func(o *ops.Ops, req *task.IDRequest) (any, int, error) { return ok(o.Get(req.ID, req.History)) })},
+		"task_list": {input: func() *jsonschema.Schema { return docInput("task-list") },
+			run: taskTool(task.ParseList, func(o *ops.Ops, req *task.ListRequest) (any, int, error) {
 				return ok(o.Listing(req))
-			}), ReadOnly: true, Idempotent: true, Tier: TierCore,
-			Description: `List tasks with their unresolved blockers. Answer: {"tasks":[{"id","subject","status","owner"?,"blockedBy","parentID"?}]}; full: whole records.`},
-		{Name: "task_update", Title: "Update a task", Binary: "task-update", Write: true, Input: docInput("task-update"),
-			Run: taskTool(task.ParseUpdate, func(o *ops.Ops, req *task.UpdateRequest) (any, int, error) { return ok(o.Update(req)) }), Idempotent: true, Tier: TierCore,
-			Description: `Update one task: scalars replace, addBlocks/addBlockedBy append, removeBlocks/removeBlockedBy remove (both ends), metadata merges. Start a task with task_claim; set "completed" when done. Answer: {"task":{…}}.`},
-		{Name: "task_cleanup", Title: "Delete finished tasks", Binary: "task-cleanup", Write: true, Input: docInput("task-cleanup"),
-			Run: taskTool(task.ParseCleanup, func(o *ops.Ops, req *task.CleanupRequest) (any, int, error) { return ok(o.Cleanup(req)) }), Destructive: true,
-			Description: `Delete completed tasks ("olderThan":"7d" for only those idle longer; "includeDeleted", "stale"; "dryRun":true to only report). Tasks still needed are kept: keptBlockers (an active task waits for them) and keptPlanItems (their plan item is unticked). Answer: {"deleted","remaining","deletedIds",…}.`},
-		{Name: "task_claim", Title: "Claim a task", Binary: "task-claim", Write: true, Input: inputOf[ClaimArgs](),
-			Run: taskTool(func(data []byte) (store.ClaimRequest, error) {
+			})},
+		"task_update": {input: func() *jsonschema.Schema { return docInput("task-update") },
+			run: taskTool(task.ParseUpdate, func(o *ops.Ops, req *task.UpdateRequest) (any, int, error) { return ok(o.Update(req)) })},
+		"task_cleanup": {input: func() *jsonschema.Schema { return docInput("task-cleanup") },
+			run: taskTool(task.ParseCleanup, func(o *ops.Ops, req *task.CleanupRequest) (any, int, error) { return ok(o.Cleanup(req)) })},
+		"task_claim": {input: func() *jsonschema.Schema { return inputOf[ClaimArgs]() },
+			run: taskTool(func(data []byte) (store.ClaimRequest, error) {
 				doc, lease, err := task.ParseClaim(data)
 				if err != nil {
 					return store.ClaimRequest{}, err
 				}
 				return store.ClaimRequest{ID: doc.ID, Owner: doc.Owner, Lease: lease, Paths: doc.Paths}, nil
-			}, func(o *ops.Ops, req store.ClaimRequest) (any, int, error) { return ok(o.Claim(req, "")) }), Tier: TierCore,
-			Description: `Claim a task for an owner (in_progress under a lease); no id: the next ready task. Answer: {"task":{…}} or {"task":null}; refused with claim_conflict, task_blocked, task_not_claimable.`},
-		{Name: "task_doctor", Title: "Check the task store", Binary: "task-doctor", Write: true, Input: inputOf[DoctorArgs](), Idempotent: true,
-			Description: `Check the task store: missing blockers and parents, cycles, corrupt files (errors), one-sided edges and expired claims (warnings); "repair":true applies the safe repairs. Answer: task-doctor's report.`,
-			Run: func(o *ops.Ops, data []byte) (any, int, error) {
+			}, func(o *ops.Ops, req store.ClaimRequest) (any, int, error) { return ok(o.Claim(req, "")) })},
+		"task_doctor": {input: func() *jsonschema.Schema { return inputOf[DoctorArgs]() },
+			run: func(o *ops.Ops, data []byte) (any, int, error) {
 				var a DoctorArgs
 				if err := decodeArgs(data, &a); err != nil {
 					return nil, 0, err
@@ -307,9 +298,8 @@ func Tools() []Tool {
 				}
 				return rep, ops.DoctorExit(rep, a.Strict), nil
 			}},
-		{Name: "plan_create", Title: "Create a plan", Binary: "plan", Write: true, Input: inputOf[PlanCreateArgs](),
-			Description: `Create .matrixx/plans/<name>.md from markdown ("content"; a template when absent). Numbered checkbox items ("1. [ ] …") are the work. Answer: {"name","size","progress":{"done","total"},"totalLines","replaced"?,"template"?}.`,
-			Run: planArgs(func(o *ops.Ops, a *PlanCreateArgs) (any, error) {
+		"plan_create": {input: func() *jsonschema.Schema { return inputOf[PlanCreateArgs]() },
+			run: planArgs(func(o *ops.Ops, a *PlanCreateArgs) (any, error) {
 				if err := plan.CheckName(a.Name); err != nil {
 					return nil, err
 				}
@@ -331,9 +321,8 @@ func Tools() []Tool {
 				}
 				return o.PlanCreate(a.Name, data, empty, a.Force)
 			})},
-		{Name: "plan_read", Title: "Read a plan", Binary: "plan", Write: true, Input: inputOf[PlanReadArgs](), ReadOnly: true, Idempotent: true,
-			Description: `Read a plan as plan read --json answers it: {"name","size","progress","totalLines","lines":[{"line","id","text"}]}. plan_update needs the anchors "<line>#<id>" of these lines.`,
-			Run: planArgs(func(o *ops.Ops, a *PlanReadArgs) (any, error) {
+		"plan_read": {input: func() *jsonschema.Schema { return inputOf[PlanReadArgs]() },
+			run: planArgs(func(o *ops.Ops, a *PlanReadArgs) (any, error) {
 				offset, limit := 1, 0
 				if a.Offset != nil {
 					offset = *a.Offset
@@ -353,9 +342,8 @@ func Tools() []Tool {
 				}
 				return pg.Answer(), nil
 			})},
-		{Name: "plan_update", Title: "Edit a plan", Binary: "plan", Write: true, Input: inputOf[PlanUpdateArgs](), Idempotent: false,
-			Description: `Apply anchored line edits to a plan, all or none: {"name","edits":[{"op":"replace|append|prepend","pos":"N#ID","end"?,"lines":[…]}],"dryRun"?}. When an anchor no longer matches nothing is written and the answer is anchor_mismatch with the current lines and fresh anchors. Answer: {"name","size","progress","totalLines","changed","lines"}.`,
-			Run: func(o *ops.Ops, data []byte) (any, int, error) {
+		"plan_update": {input: func() *jsonschema.Schema { return inputOf[PlanUpdateArgs]() },
+			run: func(o *ops.Ops, data []byte) (any, int, error) {
 				// name and dryRun are ours; the edits are judged as plan
 				// update's stdin document, as given.
 				var a struct {
@@ -379,20 +367,30 @@ func Tools() []Tool {
 				}
 				return ok(o.PlanUpdate(a.Name, edits, a.DryRun))
 			}},
-		{Name: "plan_list", Title: "List plans", Binary: "plan", Write: true, Input: inputOf[PlanListArgs](), ReadOnly: true, Idempotent: true,
-			Description: `List the plans with size and progress: {"plans":[{"name","size","progress":{"done","total"}}],"problems"?}.`,
-			Run:         planArgs(func(o *ops.Ops, _ *PlanListArgs) (any, error) { return o.PlanList() })},
-		{Name: "plan_delete", Title: "Delete a plan", Binary: "plan", Write: true, Input: inputOf[PlanNameArgs](), Destructive: true,
-			Description: `Delete a plan (its tasks are left alone): {"name","deleted":true}.`,
-			Run:         planArgs(func(o *ops.Ops, a *PlanNameArgs) (any, error) { return o.PlanDelete(a.Name) })},
-		{Name: "plan_tasks", Title: "Plan items to file", Binary: "plan", Write: true, Input: inputOf[PlanNameArgs](), ReadOnly: true, Idempotent: true,
-			Description: `The plan's open numbered items that have no task yet, as a task_create batch: {"items":[{"subject","metadata":{"planName","planItem"}}]}; pass it to task_create as it is. Never files an item twice.`,
-			Run:         planArgs(func(o *ops.Ops, a *PlanNameArgs) (any, error) { return o.PlanTasks(a.Name) })},
-		{Name: "plan_check", Title: "Tick a plan item", Binary: "plan", Write: true, Input: inputOf[PlanCheckArgs](), Idempotent: true,
-			Description: `Tick numbered item N of a plan ("uncheck":true clears it); no anchor needed. Answer: {"name","size","progress","item","done","changed","lines"}.`,
-			Run:         planArgs(func(o *ops.Ops, a *PlanCheckArgs) (any, error) { return o.PlanCheck(a.Name, a.Item, a.Uncheck) })},
-		{Name: "plan_sync", Title: "Tick finished plan items", Binary: "plan", Write: true, Input: inputOf[PlanNameArgs](), Idempotent: true,
-			Description: `Tick every open item of the plan whose task is completed: {"name","size","progress","checked":[N,…],"lines"}.`,
-			Run:         planArgs(func(o *ops.Ops, a *PlanNameArgs) (any, error) { return o.PlanSync(a.Name) })},
+		"plan_list": {input: func() *jsonschema.Schema { return inputOf[PlanListArgs]() },
+			run: planArgs(func(o *ops.Ops, _ *PlanListArgs) (any, error) { return o.PlanList() })},
+		"plan_delete": {input: func() *jsonschema.Schema { return inputOf[PlanNameArgs]() },
+			run: planArgs(func(o *ops.Ops, a *PlanNameArgs) (any, error) { return o.PlanDelete(a.Name) })},
+		"plan_tasks": {input: func() *jsonschema.Schema { return inputOf[PlanNameArgs]() },
+			run: planArgs(func(o *ops.Ops, a *PlanNameArgs) (any, error) { return o.PlanTasks(a.Name) })},
+		"plan_check": {input: func() *jsonschema.Schema { return inputOf[PlanCheckArgs]() },
+			run: planArgs(func(o *ops.Ops, a *PlanCheckArgs) (any, error) { return o.PlanCheck(a.Name, a.Item, a.Uncheck) })},
+		"plan_sync": {input: func() *jsonschema.Schema { return inputOf[PlanNameArgs]() },
+			run: planArgs(func(o *ops.Ops, a *PlanNameArgs) (any, error) { return o.PlanSync(a.Name) })},
 	}
+}
+
+// Tools returns matrixx-mcp's tools in the order tools/list announces them:
+// the command table's tools (commands.Tools), each with its binding.
+func Tools() []Tool {
+	bs := bindings()
+	var out []Tool
+	for _, c := range commands.Tools() {
+		b, ok := bs[c.Tool.Name]
+		if !ok {
+			continue // TestEveryToolBound fails
+		}
+		out = append(out, Tool{Tool: c.Tool, Binary: c.Binary, Input: b.input(), Run: b.run})
+	}
+	return out
 }

@@ -8,10 +8,8 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/hookcmd"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/commands"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/complete"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/mcpserver"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
@@ -35,24 +33,19 @@ other enum values, task handles (described by their subjects) and plan names. In
 The scripts ask matrixx for the candidates on each Tab, so they never go stale.`
 }
 
-// Binaries are the binaries the completion scripts cover: matrixx and the
-// plumbing of pkg/cli.
+// Binaries are the binaries the completion scripts cover: every binary of
+// the command table, matrixx first.
 func Binaries() []string {
-	return append(append([]string{Name}, cli.Binaries()...), "matrixx-hook", "matrixx-mcp")
+	return commands.Names()
 }
 
 // GrammarOf is the kong parser of binary bin (for completion and tests),
 // nil when it is not one of Binaries.
 func GrammarOf(bin string) *kong.Kong {
-	switch bin {
-	case Name:
+	if bin == Name {
 		return Grammar()
-	case "matrixx-mcp":
-		return mcpserver.Grammar()
-	case "matrixx-hook":
-		return hookcmd.Grammar()
 	}
-	return cli.Grammar(bin)
+	return commands.Grammar(bin)
 }
 
 func (c *completionCmd) run(r *runner) error {

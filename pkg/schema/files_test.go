@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/commands"
 )
 
 // dir is docs/schemas from this package.
@@ -82,5 +84,27 @@ func TestHookEvents(t *testing.T) {
 	// And one that is not an event is refused.
 	if rs.Validate(map[string]any{"hook_event_name": 7}) == nil {
 		t.Errorf("a numeric hook_event_name validates")
+	}
+}
+
+// TestEverySchemaListed: the schema stems of the command table and the
+// documents described here are the same set, so docs/schemas lists every
+// command the table says has documents, and nothing else.
+func TestEverySchemaListed(t *testing.T) {
+	docs := documents()
+	stems := map[string]bool{}
+	for _, c := range commands.Commands() {
+		if c.Schema == "" {
+			continue
+		}
+		stems[c.Schema] = true
+		if _, ok := docs[c.Schema]; !ok {
+			t.Errorf("%s: a schema stem of the command table without documents", c.Schema)
+		}
+	}
+	for name := range docs {
+		if !stems[name] {
+			t.Errorf("%s: documents for a stem the command table does not name", name)
+		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/commands"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/feed"
@@ -279,9 +280,9 @@ func answer(desc string, answers ...*jsonschema.Schema) *jsonschema.Schema {
 	return &jsonschema.Schema{Description: desc, AnyOf: append(answers, env)}
 }
 
-// Docs returns every command's documents, in a stable order. The schemas
-// are fresh copies: callers may change them.
-func Docs() []Doc {
+// documents are the documents of every schema stem of the command table:
+// the Go types the binaries decode and encode.
+func documents() map[string]Doc {
 	createIn := &jsonschema.Schema{
 		Type:        "object",
 		Description: "One task, or a batch {\"items\":[…]}.",
@@ -298,54 +299,60 @@ func Docs() []Doc {
 		s.Description = "plan_link_broken: a task's link to its plan item cannot be followed by the item's text; nothing was changed, the links carry the candidate items."
 		return s
 	}
-	docs := []Doc{
-		{Name: "task-create", Command: "task-create", Input: createIn,
+	docs := map[string]Doc{
+		"task-create": {Input: createIn,
 			Output: answer("task-create's answer (exit 0 all created, 3 some items failed, 1 all failed), or the error envelope.", mustFor[store.CreateResult](false))},
-		{Name: "task-get", Command: "task-get", Input: mustFor[task.IDRequest](true),
+		"task-get": {Input: mustFor[task.IDRequest](true),
 			Output: answer("task-get's answer (task null: no such task), or the error envelope.", mustFor[getAnswer](false))},
-		{Name: "task-list", Command: "task-list", Input: list,
+		"task-list": {Input: list,
 			Output: answer("task-list's answer, or the error envelope.", mustFor[store.ListResult](false), mustFor[store.WavesResult](false), mustFor[store.FullListResult](false))},
-		{Name: "task-update", Command: "task-update", Input: mustFor[task.UpdateRequest](true),
+		"task-update": {Input: mustFor[task.UpdateRequest](true),
 			Output: answer("task-update's answer, or the error envelope.", mustFor[updateAnswer](false))},
-		{Name: "task-cleanup", Command: "task-cleanup", Input: mustFor[task.CleanupRequest](true),
+		"task-cleanup": {Input: mustFor[task.CleanupRequest](true),
 			Output: answer("task-cleanup's answer, or the error envelope.", mustFor[store.CleanupResult](false))},
-		{Name: "task-claim", Command: "task-claim", Input: mustFor[claimInput](true),
+		"task-claim": {Input: mustFor[claimInput](true),
 			Output: answer("task-claim's answer (task null: nothing is ready), or the error envelope (claim_conflict, task_blocked, task_not_claimable, …).", mustFor[getAnswer](false))},
-		{Name: "task-sync", Command: "task-sync",
-			Output: answer("task-sync's answer (a sync reads no stdin), sync_conflict when the push budget ran out (exit 1, nothing lost, with the rounds' counts and decisions), or the error envelope (git_failed, task_lock_unavailable, …).",
-				syncConflicts(mustFor[syncAnswer](false)), syncConflicts(mustFor[syncBudgetAnswer](false)))},
-		{Name: "task-sync-export", Command: "task-sync export",
-			Output: &jsonschema.Schema{Description: "One line of task-sync export's JSON Lines (records by id, then plans by name); a usage error prints the error envelope instead.", AnyOf: []*jsonschema.Schema{mustFor[syncLine](false)}}},
-		{Name: "task-sync-import", Command: "task-sync import", Input: mustFor[syncLine](true),
+		"task-sync": {Output: answer("task-sync's answer (a sync reads no stdin), sync_conflict when the push budget ran out (exit 1, nothing lost, with the rounds' counts and decisions), or the error envelope (git_failed, task_lock_unavailable, …).",
+			syncConflicts(mustFor[syncAnswer](false)), syncConflicts(mustFor[syncBudgetAnswer](false)))},
+		"task-sync-export": {Output: &jsonschema.Schema{Description: "One line of task-sync export's JSON Lines (records by id, then plans by name); a usage error prints the error envelope instead.", AnyOf: []*jsonschema.Schema{mustFor[syncLine](false)}}},
+		"task-sync-import": {Input: mustFor[syncLine](true),
 			Output: answer("task-sync import's answer (the input is JSON Lines, each line as in the input schema), or the error envelope (validation_error naming the line, import_conflict, …: nothing written).", mustFor[tasksync.ImportResult](false))},
-		{Name: "task-sync-setup", Command: "task-sync setup",
-			Output: answer("task-sync setup's answer, or the error envelope.", mustFor[syncSetupAnswer](false))},
-		{Name: "task-feed", Command: "task-feed", Output: feedLine()},
-		{Name: "task-doctor", Command: "task-doctor", Input: mustFor[doctorInput](true),
+		"task-sync-setup": {Output: answer("task-sync setup's answer, or the error envelope.", mustFor[syncSetupAnswer](false))},
+		"task-feed":       {Output: feedLine()},
+		"task-doctor": {Input: mustFor[doctorInput](true),
 			Output: answer("task-doctor's report (exit 1 when it found errors, or warnings under strict), or the error envelope.", mustFor[store.DoctorReport](false))},
-		{Name: "where", Command: "--where",
-			Output: answer("--where's answer (every task binary, and plan --where SUBCOMMAND): what the command would use and why; nothing is read or written.", mustFor[ops.WhereAnswer](false))},
-		{Name: "matrixx-hook", Command: "matrixx-hook", Input: hookInput(),
+		"where": {Output: answer("--where's answer (every task binary, and plan --where SUBCOMMAND): what the command would use and why; nothing is read or written.", mustFor[ops.WhereAnswer](false))},
+		"matrixx-hook": {Input: hookInput(),
 			Output: answer("matrixx-hook's answer: a PreToolUse denial, a Stop/SubagentStop block, added context (SessionStart), or the error envelope of a usage error; no output at all means no opinion.",
 				mustFor[hook.PreToolUseAnswer](false), mustFor[hook.StopAnswer](false), mustFor[hook.ContextAnswer](false), mustFor[hook.PostToolUseAnswer](false))},
-		{Name: "plan-create", Command: "plan create",
-			Output: answer("plan create's answer, or the error envelope.", mustFor[plan.Created](false))},
-		{Name: "plan-read", Command: "plan read --json",
-			Output: answer("plan read --json's answer, or the error envelope.", mustFor[contract.PlanReadAnswer](false))},
-		{Name: "plan-update", Command: "plan update", Input: mustFor[planUpdateInput](true),
+		"plan-create": {Output: answer("plan create's answer, or the error envelope.", mustFor[plan.Created](false))},
+		"plan-read":   {Output: answer("plan read --json's answer, or the error envelope.", mustFor[contract.PlanReadAnswer](false))},
+		"plan-update": {Input: mustFor[planUpdateInput](true),
 			Output: answer("plan update's answer, the anchor_mismatch answer, or the error envelope.", mustFor[plan.Updated](false), mismatch)},
-		{Name: "plan-list", Command: "plan list",
-			Output: answer("plan list's answer, or the error envelope.", mustFor[plan.Listing](false))},
-		{Name: "plan-delete", Command: "plan delete",
-			Output: answer("plan delete's answer, or the error envelope.", mustFor[plan.Deleted](false))},
-		{Name: "plan-tasks", Command: "plan tasks",
-			Output: answer("plan tasks' answer (a task-create batch), or the error envelope.", mustFor[plan.Manifest](false), links())},
-		{Name: "plan-check", Command: "plan check",
-			Output: answer("plan check's answer, or the error envelope.", mustFor[plan.Checked](false), links())},
-		{Name: "plan-sync", Command: "plan sync",
-			Output: answer("plan sync's answer, or the error envelope.", mustFor[plan.Synced](false), links())},
+		"plan-list":   {Output: answer("plan list's answer, or the error envelope.", mustFor[plan.Listing](false))},
+		"plan-delete": {Output: answer("plan delete's answer, or the error envelope.", mustFor[plan.Deleted](false))},
+		"plan-tasks":  {Output: answer("plan tasks' answer (a task-create batch), or the error envelope.", mustFor[plan.Manifest](false), links())},
+		"plan-check":  {Output: answer("plan check's answer, or the error envelope.", mustFor[plan.Checked](false), links())},
+		"plan-sync":   {Output: answer("plan sync's answer, or the error envelope.", mustFor[plan.Synced](false), links())},
 	}
-	for _, d := range docs {
+	return docs
+}
+
+// Docs returns every command's documents, in the command table's order
+// (commands.Commands: each command with a schema stem). The schemas are
+// fresh copies: callers may change them.
+func Docs() []Doc {
+	docs := documents()
+	var out []Doc
+	for _, c := range commands.Commands() {
+		d, ok := docs[c.Schema]
+		if c.Schema == "" || !ok {
+			continue // TestEverySchemaListed fails for a stem without documents
+		}
+		d.Name, d.Command = c.Schema, c.Title
+		out = append(out, d)
+	}
+	for _, d := range out {
 		describe(d.Input)
 		for _, s := range []*jsonschema.Schema{d.Input, d.Output} {
 			if s != nil {
@@ -360,7 +367,7 @@ func Docs() []Doc {
 			d.Output.Title = d.Command + " (stdout)"
 		}
 	}
-	return docs
+	return out
 }
 
 // feedLine is one line of task-feed's JSON Lines: an event, or the error

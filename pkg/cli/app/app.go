@@ -18,6 +18,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"golang.org/x/term"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/commands"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
@@ -152,7 +153,7 @@ func Run(name, description string, cmd any, run func(*App) error, args []string,
 	// --where is answered here, for every binary with the common flags,
 	// before the command runs: it prints what would be used and why, reads
 	// no stdin and writes nothing (docs/design.md).
-	if w, ok := cmd.(interface{ WhereGlobals() *Globals }); ok && w.WhereGlobals().Where {
+	if w, ok := cmd.(interface{ WhereGlobals() *commands.Globals }); ok && w.WhereGlobals().Where {
 		if err := a.Where(w.WhereGlobals()); err != nil {
 			return a.Fail(err)
 		}
@@ -329,43 +330,6 @@ func (a *App) ReadSocket(limit int64, what string) ([]byte, bool, error) {
 	}
 	return data, empty, nil
 }
-
-// StdinRule is the --help paragraph of the task binaries about flags and
-// stdin (docs/design.md; readInput); StdinOptional is task-list's
-// and StdinCleanup task-cleanup's.
-const StdinRule = `Give flags (or an id argument) or a JSON document on stdin. With flags, stdin is only looked
-at (for up to 10 ms), never read: a document there too (its first non-blank character is "{") is
-ignored with a warning on stderr (give </dev/null to silence it), and other text (the ids a
-"while read" loop is reading) is left to its reader.`
-
-// StdinRequired is StdinRule for the binaries whose stdin is their input
-// when no flags are given (docs/design.md).
-const StdinRequired = StdinRule + `
-Without flags, stdin is read to its end: a pipe until it closes; a socket (an agent host's) that
-sends nothing within 3 s is "no input" (exit 2), and one that sends a document and then stays
-silent for 3 s is read as that document (see docs/design.md).`
-
-const StdinOptional = StdinRule + `
-Without flags, stdin is read only when its first non-blank character is "{"; anything else is
-left unread (a bare task-list in a "while read" loop does not eat the loop's input). A socket
-stdin (an agent host's) that sends nothing within 250 ms is not waited for: the defaults apply.`
-
-// StdinDoctor is StdinOptional for task-doctor, which takes no id
-// argument.
-const StdinDoctor = `Give flags or a JSON document on stdin. With flags, stdin is only looked at (for up to 10 ms),
-never read: a document there too (its first non-blank character is "{") is ignored with a warning
-on stderr (give </dev/null to silence it), and other text is left to its reader. Without flags,
-stdin is read only when its first non-blank character is "{"; anything else is left unread (a
-bare task-doctor in a "while read" loop does not eat the loop's input). A socket stdin (an agent
-host's) that sends nothing within 250 ms is not waited for: the defaults apply.`
-
-const StdinCleanup = `Give flags or a JSON document on stdin, not both: with flags, stdin is only looked at (for up to
-10 ms), never read, and a document there too (its first non-blank character is "{") is a usage
-error (exit 2) and nothing is deleted; give </dev/null if stdin is meant for something else.
-Without flags, stdin is read only when its first non-blank character is "{"; anything else (the
-ids a "while read" loop is reading) is left unread. A socket stdin (an agent host's) that sends
-nothing within 250 ms deletes nothing: it is a usage error (exit 2), since a document could still
-come; give flags, or </dev/null for the defaults.`
 
 // NeedInput is the usage error for a tool that got no input at all.
 func (a *App) NeedInput(example string) error {

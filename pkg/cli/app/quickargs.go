@@ -1,6 +1,10 @@
 package app
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/commands"
+)
 
 // QuickParser is a command whose most common command lines are taken
 // without building kong's model. Building it (reflection over every flag's
@@ -29,7 +33,7 @@ type QuickParser interface {
 // positional word must not start with "-" either. On any other argument
 // it reports false and sets nothing. The flags and the word may come in any
 // order, as with kong.
-func QuickArgs(args []string, g *Globals, pos *string) bool {
+func QuickArgs(args []string, g *commands.Globals, pos *string) bool {
 	var dir, session, word string
 	var haveDir, haveSession, pretty, haveWord bool
 	for i := 0; i < len(args); i++ {

@@ -103,15 +103,9 @@ func readRegular(path string) ([]byte, error) {
 	return data, nil
 }
 
-// snippetCmd prints the task discipline as a CLAUDE.md / AGENTS.md
-// section, for hosts without skills.
-type snippetCmd struct {
-	sub
-}
-
-func (c *snippetCmd) setRoot(h *hookCmd) { c.root, c.self = h, c }
-func (c *snippetCmd) BeforeApply() error { c.choose(); return nil }
-func (c *snippetCmd) run(a *app.App) error {
+// snippet prints the task discipline as a CLAUDE.md / AGENTS.md section,
+// for hosts without skills.
+func snippet(a *app.App) error {
 	_, err := fmt.Fprint(a.Stdout, hook.Snippet)
 	return err
 }

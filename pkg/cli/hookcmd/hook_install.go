@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/commands"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
@@ -17,36 +18,11 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 )
 
-// settingsFlags choose the Claude Code settings file.
-type settingsFlags struct {
-	Dir    string `short:"C" name:"dir" placeholder:"DIR" help:"Project root (default: $MATRIXX_PROJECT_DIR, $CLAUDE_PROJECT_DIR, else the nearest ancestor holding .matrixx/ or .git)."`
-	Shared bool   `xor:"where" help:"Use the project's shared .claude/settings.json (to commit), with the command matrixx-hook looked up on PATH."`
-	User   bool   `xor:"where" help:"Use your user settings, ~/.claude/settings.json (every project)."`
-	Print  bool   `help:"Print the resulting settings file instead of writing it (uninstall: nothing on stdout when it would remove the file, and a note on stderr)."`
-}
+// installCmd runs matrixx-hook install (commands.HookInstall).
+type installCmd commands.HookInstall
 
-type installCmd struct {
-	sub
-	settingsFlags
-	mcpFlags
-	hostFlag
-	Command string `placeholder:"CMD" help:"The command the hooks run (default: this binary's absolute path; \"matrixx-hook\" with --shared)."`
-	Force   bool   `help:"Install even when another settings file of this project (or your user settings) already runs matrixx-hook with another command, so every hook would run twice."`
-}
-
-type uninstallCmd struct {
-	sub
-	settingsFlags
-	hostFlag
-	// MCP is accepted so "uninstall" takes install's flags: uninstall
-	// always removes what install --mcp added, with or without it.
-	MCP bool `name:"mcp" help:"Accepted like install's --mcp; uninstall always removes the MCP server entry install --mcp added (.mcp.json and enabledMcpjsonServers), with or without this flag."`
-}
-
-func (c *installCmd) setRoot(h *hookCmd)   { c.root, c.self = h, c }
-func (c *installCmd) BeforeApply() error   { c.choose(); return nil }
-func (c *uninstallCmd) setRoot(h *hookCmd) { c.root, c.self = h, c }
-func (c *uninstallCmd) BeforeApply() error { c.choose(); return nil }
+// uninstallCmd runs matrixx-hook uninstall (commands.HookUninstall).
+type uninstallCmd commands.HookUninstall
 
 // settingsFile is one of the settings files Claude Code merges: where it
 // is, and the flag that selects it.
@@ -58,7 +34,7 @@ type settingsFile struct {
 // files whose hooks Claude Code runs together with it: the user settings,
 // and the project's shared and local settings (those of the project found
 // from the working directory, or -C, when installing with --user).
-func (f *settingsFlags) files(a *app.App) (settingsFile, []settingsFile, error) {
+func settingsFiles(a *app.App, f *commands.HookSettingsFlags) (settingsFile, []settingsFile, error) {
 	var all []settingsFile
 	home, herr := a.Env.Home()
 	if herr == nil && home != "" {
@@ -143,10 +119,10 @@ func sameFile(a, b string) bool {
 }
 
 func (c *installCmd) run(a *app.App) error {
-	if h, ok := c.otherHost(); ok {
+	if h, ok := otherHost(c.HookHostFlag); ok {
 		return c.installHost(a, h)
 	}
-	target, others, err := c.files(a)
+	target, others, err := settingsFiles(a, &c.HookSettingsFlags)
 	if err != nil {
 		return err
 	}
@@ -250,7 +226,7 @@ func (c *installCmd) checkOthers(a *app.App, others []settingsFile, command stri
 // runSettings removes the hooks from the settings file (run: and then the
 // MCP server of install --mcp).
 func (c *uninstallCmd) runSettings(a *app.App) error {
-	target, others, err := c.files(a)
+	target, others, err := settingsFiles(a, &c.HookSettingsFlags)
 	if err != nil {
 		return err
 	}

@@ -4,24 +4,20 @@ import (
 	"fmt"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/commands"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
 
-// hostFlag selects the host install and uninstall write for.
-type hostFlag struct {
-	Host string `name:"host" placeholder:"HOST" enum:"claude,codex,gemini" default:"claude" help:"The agent host to set up: claude (Claude Code, the default), codex (Codex CLI: .codex/hooks.json) or gemini (Gemini CLI: .gemini/settings.json); see docs/hosts.md."`
-}
-
 // otherHost reports whether the flag names a host other than Claude Code.
-func (f hostFlag) otherHost() (hook.Host, bool) {
+func otherHost(f commands.HookHostFlag) (hook.Host, bool) {
 	h, err := hook.ParseHost(f.Host)
 	return h, err == nil && (h == hook.HostCodex || h == hook.HostGemini)
 }
 
 // hostFile is the settings file of a host that the flags name.
-func hostFile(a *app.App, f *settingsFlags, h hook.Host) (string, error) {
+func hostFile(a *app.App, f *commands.HookSettingsFlags, h hook.Host) (string, error) {
 	home, herr := a.Env.Home()
 	if f.User {
 		if herr != nil || home == "" {
@@ -41,7 +37,7 @@ func hostFile(a *app.App, f *settingsFlags, h hook.Host) (string, error) {
 // other key, event and hook of the file stays. Running it again changes
 // nothing.
 func (c *installCmd) installHost(a *app.App, h hook.Host) error {
-	path, err := hostFile(a, &c.settingsFlags, h)
+	path, err := hostFile(a, &c.HookSettingsFlags, h)
 	if err != nil {
 		return err
 	}
@@ -80,7 +76,7 @@ func (c *installCmd) installHost(a *app.App, h hook.Host) error {
 // uninstallHost removes our entries from the host's settings file (and
 // the file, when nothing else was in it).
 func (c *uninstallCmd) uninstallHost(a *app.App, h hook.Host) error {
-	path, err := hostFile(a, &c.settingsFlags, h)
+	path, err := hostFile(a, &c.HookSettingsFlags, h)
 	if err != nil {
 		return err
 	}

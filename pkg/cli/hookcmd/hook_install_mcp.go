@@ -17,11 +17,6 @@ import (
 // enabledMcpjsonServers, so Claude Code starts it without asking. uninstall
 // removes both when they are ours.
 
-// mcpFlags is install's --mcp.
-type mcpFlags struct {
-	MCP bool `name:"mcp" help:"Also register the MCP server matrixx-mcp (from PATH) in the project's .mcp.json and enable it in the settings file (not with --user)."`
-}
-
 // mcpJSONPath is the project's .mcp.json.
 func mcpJSONPath(a *app.App, dir string) (string, error) {
 	root, err := project.CheckoutRoot(dir, a.Env)
@@ -122,7 +117,7 @@ func (c *uninstallCmd) uninstallMCPSettings(a *app.App, res *hook.SettingsResult
 
 // run removes the hooks, then the MCP server of install --mcp.
 func (c *uninstallCmd) run(a *app.App) error {
-	if h, ok := c.otherHost(); ok {
+	if h, ok := otherHost(c.HookHostFlag); ok {
 		return c.uninstallHost(a, h)
 	}
 	if err := c.runSettings(a); err != nil {
