@@ -71,16 +71,9 @@ func TestBinariesLinkOnlyWhatTheyNeed(t *testing.T) {
 	_, frontDeps := goList(t, fronts...)
 	for _, f := range fronts {
 		for _, other := range fronts {
-			if other != f && slices.Contains(frontDeps[f], other) && !knownFrontEndImports[f+" -> "+other] {
+			if other != f && slices.Contains(frontDeps[f], other) {
 				t.Errorf("%s (a main's package) depends on %s, another main's package: front ends share pkg/ops, never each other", strings.TrimPrefix(f, module), strings.TrimPrefix(other, module))
 			}
 		}
 	}
-}
-
-// knownFrontEndImports are the front-end dependencies still to remove.
-var knownFrontEndImports = map[string]bool{
-	module + "pkg/porcelain -> " + module + "pkg/cli":         true,
-	module + "pkg/porcelain -> " + module + "pkg/cli/hookcmd": true,
-	module + "pkg/porcelain -> " + module + "pkg/mcpserver":   true,
 }
