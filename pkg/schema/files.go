@@ -1,5 +1,7 @@
 package schema
 
+//go:generate go run ./internal/gen -dir ../../docs/schemas
+
 import (
 	"bytes"
 	"encoding/json"
