@@ -234,7 +234,9 @@ func (o *Ops) Cleanup(req *task.CleanupRequest) (*store.CleanupResult, error) {
 // not "", is the git remote of a claim across machines (task-claim
 // --remote): the claim counts only once pushed there.
 func (o *Ops) Claim(req store.ClaimRequest, remote string) (*contract.TaskAnswer, error) {
-	p, err := o.Project()
+	// A claim without id that must rebuild the ready index scans the
+	// store as task-list does, through the list index.
+	p, err := o.listProject()
 	if err != nil {
 		return nil, err
 	}

@@ -62,7 +62,7 @@ func (s *Store) Claim(req ClaimRequest) (*task.Task, error) {
 	if req.ID != "" {
 		return s.claimOne(req, s.transact)
 	}
-	return s.claimNext(req, s.transact)
+	return s.claimNextIndexed(req)
 }
 
 // ClaimLocked is Claim for a caller that already holds the store's lock l
@@ -110,7 +110,8 @@ func (s *Store) claimOne(req ClaimRequest, transact func(func(tx *txn) error) er
 	return out, nil
 }
 
-// claimNext picks candidates from a lock-free scan, then verifies them one
+// claimNext (a claim inside task-sync's lock, where the ready index is
+// not kept) picks candidates from a lock-free scan, then verifies them one
 // by one under the lock against their files (and their blockers' files).
 // When none of them is still claimable, the store is scanned again under
 // the lock, so "nothing ready" is true at one moment.

@@ -102,6 +102,9 @@ func (s *Store) Cleanup(req *task.CleanupRequest, openItem OpenPlanItem) (*Clean
 			// The dedup index may still name it: its lines go at the
 			// shard's next compaction (a candidate is read before use).
 			res.DeletedIDs = append(res.DeletedIDs, id)
+			if tx.ready != nil {
+				tx.ready.note(goneLine(id))
+			}
 			if err == nil {
 				tx.recordEvent(history.Removed, gone, goneData)
 			}

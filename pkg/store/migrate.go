@@ -73,6 +73,7 @@ func (tx *txn) copyLegacy() int {
 	if n > 0 {
 		s.logf("migrated %d tasks from %s", n, s.LegacyDir)
 		tx.recent = nil // the copies are not in the dedup index: rebuild it
+		tx.dropReady()  // nor in the ready index
 	}
 	return n
 }

@@ -21,6 +21,7 @@ type txn struct {
 	s      *Store
 	l      *lock.Lock
 	recent *recentIndex     // nil when the dedup index is stale
+	ready  *readyIndex      // nil when the ready index is stale or absent
 	index  *indexHandle     // the dedup index's files (nil outside transact)
 	graph  task.Graph       // built on first need
 	lost   error            // set once the lock was found lost
@@ -89,12 +90,12 @@ func (tx *txn) remember(id string, data []byte) {
 // transact runs fn under the store's lock. The lock is released (and the
 // dedup index saved) whatever fn returns.
 func (s *Store) transact(fn func(tx *txn) error) error {
-	var pre int64
+	var pre dirState
 	opt := s.Lock
 	if opt.Now == nil {
 		opt.Now = s.Now
 	}
-	opt.BeforeCreate = func(fd int) { pre = fdMtime(fd) }
+	opt.BeforeCreate = func(fd int) { pre, _ = statDir(fd) }
 	l, err := lock.Acquire(s.Dir, opt)
 	if err != nil {
 		return err
@@ -108,7 +109,13 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 	}
 	index := openIndex(s.Dir)
 	defer index.close()
-	tx := &txn{s: s, l: l, recent: index.load(pre), index: index, refreshed: time.Now()}
+	tx := &txn{s: s, l: l, recent: index.load(pre.mtime), index: index, refreshed: time.Now()}
+	if l.Stats.Kernel {
+		// The ready index is kept only under the kernel lock: its stamp is
+		// written after .lock is gone, which only flock keeps exclusive.
+		tx.ready = openReady(s.Dir, pre)
+	}
+	defer func() { tx.ready.close() }()
 	ferr := fn(tx)
 	if tx.dirty {
 		// One directory fsync for every rename of the transaction, before
@@ -128,6 +135,11 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 	// error) nothing more is written: the next create rebuilds.
 	if tx.recent != nil && uerr == nil && tx.lost == nil && !tx.failed && (ferr == nil || errcode.Of(ferr) != errcode.InternalError) {
 		_ = tx.recent.save(s.Dir, index, l.FD(), s.now())
+	}
+	if tx.ready != nil && uerr == nil && tx.lost == nil && !tx.failed && (ferr == nil || errcode.Of(ferr) != errcode.InternalError) {
+		if err := tx.ready.save(s.Dir, l.FD()); err != nil && s.Debug {
+			s.logf("debug: ready index not written: %v", err)
+		}
 	}
 	l.Release()
 	if ferr != nil {
@@ -233,6 +245,9 @@ func (tx *txn) writeAt(t *task.Task, mtime time.Time) error {
 			tx.prior = map[string]dedupPrior{}
 		}
 		tx.prior[t.ID] = tx.recent.note(t, mtime, was, tx.s.now())
+	}
+	if tx.ready != nil {
+		tx.noteReady(t)
 	}
 	tx.remember(t.ID, data) // a second write in the same transaction replaces this one
 	tx.recordHistory(t, replaced, data, !mtime.IsZero())
