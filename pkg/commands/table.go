@@ -173,7 +173,7 @@ type Tool struct {
 func Commands() []Command {
 	return []Command{
 		{Binary: BinCreate, Op: "Create", Schema: "task-create", Title: "task-create", Tool: &Tool{Name: "task_create", Title: "Create tasks", Write: true, Tier: TierCore,
-			Description: `Create one task ({"subject",…}) or a batch ({"items":[…]}). Answer: {"tasks":[{"id","subject","deduplicated"?}],"errors":[…]}; an active task with the same subject from the last 10 minutes is returned (deduplicated).`}},
+			Description: `Create one task ({"subject",…}) or a batch ({"items":[…]}). Answer: {"tasks":[{"id","subject","deduplicated"?}],"errors":[…],"refs"?}; a same-subject active task from the last 10 minutes is returned (deduplicated).`}},
 		{Binary: BinGet, Op: "Get", Schema: "task-get", Title: "task-get", Tool: &Tool{Name: "task_get", Title: "Get a task", ReadOnly: true, Idempotent: true, Tier: TierCore,
 			Description: `Read one task: {"task":{…}}, or {"task":null} when there is none.`}},
 		{Binary: BinList, Op: "Listing", Schema: "task-list", Title: "task-list", Tool: &Tool{Name: "task_list", Title: "List tasks", ReadOnly: true, Idempotent: true, Tier: TierCore,

@@ -16,12 +16,22 @@ Fields: subject (required), description, activeForm, blocks, blockedBy, owner, p
 threadID (--session) and projectRoot. A batch holds at most 1000 items (validation_error
 otherwise: split it); an empty batch is a no-op ({"tasks":[],"errors":[]}, exit 0).
 
+Batch items may name themselves: "ref":"NAME" on an item, and "@NAME" in a later item's
+blockedBy, blocks or parentID stands for that item's id; the answer adds "refs":{"NAME":"T-…"}.
+
+  echo '{"items":[{"subject":"API","ref":"api"},{"subject":"UI","blockedBy":["@api"]}]}' | task-create
+
+A ref given twice, an @NAME that no earlier item defines, a malformed ref (1 to 64 letters,
+digits, '.', '_', '-') or any failing item of a batch that uses refs refuse the whole batch
+(validation_error, nothing written); refs that wait for each other are dependency_cycle.
+
 An active task of this project with the same trimmed subject written in the last 10 minutes is
 returned with "deduplicated":true instead of a new one, unless the two name different plan items:
 metadata planName and planItem must be equal too (both absent counts as equal), so two plan
 items with the same text each get their task.
 
-Answer: {"tasks":[{"id","subject"[,"deduplicated":true]}],"errors":[{"index","error","message"}]}
+Answer: {"tasks":[{"id","subject"[,"deduplicated":true]}],"errors":[{"index","error","message"}],
+"refs"?:{"NAME":"T-…"}}
 Exit: 0 all created, 3 some items failed, 1 all failed or a tool error, 2 usage error.
 
 JSON Schemas of the stdin document and the answer: docs/schemas/task-create.input.json and

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"reflect"
+	"slices"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -216,6 +217,8 @@ var shortDescriptions = map[string]string{
 	"addBlocks":    "", // as blocks and blockedBy, appended
 	"addBlockedBy": "",
 	"priority":     "", // its enum says it all
+	"blocks":       "", // blockedBy says the direction
+	"blockedBy":    "Ids it waits for.",
 	"labels":       "", // the names say it (task-list's filters)
 	"text":         "",
 	"full":         "",
@@ -238,11 +241,14 @@ func flat(s *jsonschema.Schema) *jsonschema.Schema {
 	// A batch item has the members of one task, listed just above: said in
 	// words rather than a second copy of their schemas (the binary checks
 	// each item strictly).
+	// A ref only means something in a batch: said there.
 	if items, ok := out.Properties["items"]; ok && items.Items != nil {
 		c := *items
 		c.Items = &jsonschema.Schema{Type: "object"}
-		c.Description = "At most 1000 tasks, each with the members above; each fails alone."
+		c.Description = `At most 1000 tasks, each with the members above and "ref"; later items use "@ref" as an id.`
 		out.Properties["items"] = &c
+		delete(out.Properties, "ref")
+		out.PropertyOrder = slices.DeleteFunc(out.PropertyOrder, func(n string) bool { return n == "ref" })
 	}
 	return out
 }

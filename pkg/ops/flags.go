@@ -27,6 +27,9 @@ func (o *Ops) CreateFlags(it task.CreateItem) (*store.CreateResult, error) {
 	if err := it.Validate(); err != nil {
 		return nil, FlagError(err)
 	}
+	if err := task.CheckRefs([]task.CreateItem{it}, false); err != nil {
+		return nil, FlagError(err)
+	}
 	return o.Create(&task.CreateRequest{Total: 1, Items: []task.CreateItem{it}, Index: []int{0}})
 }
 

@@ -424,6 +424,7 @@ var inputHelp = map[string]string{
 	"includeDeleted": "Also delete tasks with status deleted.",
 	"stale":          "Also delete pending/in_progress tasks idle past olderThan (else tasks.stale_after_hours).",
 	"dryRun":         "Report what would be done; change nothing.",
+	"ref":            "task-create batch: names this item; later items of the batch may write \"@<ref>\" in blockedBy, blocks and parentID.",
 	"labels":         "task-list: only tasks whose metadata.labels holds every one of these labels.",
 	"text":           "task-list: only tasks whose subject or description holds every word (case-insensitive).",
 	"full":           "task-list: each task's whole record instead of the short entry.",

@@ -23,10 +23,13 @@ type Created struct {
 	NotApplied []string `json:"-"`
 }
 
-// CreateResult is task-create's answer: always both arrays.
+// CreateResult is task-create's answer: always both arrays. Refs maps
+// each batch item's ref to the id it was created (or deduplicated) as;
+// absent when no item had one.
 type CreateResult struct {
-	Tasks  []Created        `json:"tasks"`
-	Errors []task.ItemError `json:"errors"`
+	Tasks  []Created         `json:"tasks"`
+	Errors []task.ItemError  `json:"errors"`
+	Refs   map[string]string `json:"refs,omitempty"`
 }
 
 // Create creates the request's valid items in order under one lock (spec
@@ -34,7 +37,9 @@ type CreateResult struct {
 // same project written within DedupWindow, and whose metadata names the
 // same plan item as that task's (planName and planItem, both absent
 // counting as equal; docs/design.md), is answered with that task and
-// deduplicated:true instead. Items that fail (validation, dependency_cycle,
+// deduplicated:true instead. An item's "@NAME" references are replaced by
+// the ids of the earlier items of that ref (task.ResolveItemRefs); one
+// naming an item that failed fails too. Items that fail (validation, dependency_cycle,
 // a write error) are reported in Errors with their input index; the others
 // are still created. The returned error is non-nil only when the whole
 // request failed (lock unavailable, unreadable directory).
@@ -48,8 +53,13 @@ func (s *Store) Create(req *task.CreateRequest) (*CreateResult, error) {
 		if err := tx.ensureRecent(); err != nil {
 			return err
 		}
+		refs := map[string]string{}
 		for i := range req.Items {
-			c, err := tx.createOne(&req.Items[i])
+			it := &req.Items[i]
+			c, err := (*Created)(nil), task.ResolveItemRefs(it, refs)
+			if err == nil {
+				c, err = tx.createOne(it)
+			}
 			if err != nil {
 				e := errcode.As(err)
 				res.Errors = append(res.Errors, task.ItemError{Index: req.Index[i], Error: e.Code, Message: e.Message})
@@ -57,6 +67,12 @@ func (s *Store) Create(req *task.CreateRequest) (*CreateResult, error) {
 			}
 			c.Index = req.Index[i]
 			res.Tasks = append(res.Tasks, *c)
+			if it.Ref != "" {
+				refs[it.Ref] = c.ID
+			}
+		}
+		if len(refs) > 0 {
+			res.Refs = refs
 		}
 		return nil
 	})

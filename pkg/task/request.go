@@ -29,6 +29,9 @@ type CreateItem struct {
 	Metadata    Metadata `json:"metadata,omitempty"`
 	RepoURL     string   `json:"repoURL,omitempty"`
 	ParentID    string   `json:"parentID,omitempty"`
+	// Ref names this item within its batch: later items may write
+	// "@<ref>" in blockedBy, blocks and parentID (refs.go).
+	Ref string `json:"ref,omitempty"`
 
 	// Present only to refuse them with a specific message.
 	ID          jsontext.Value `json:"id,omitzero"`
@@ -78,6 +81,11 @@ func ParseCreate(data []byte) (*CreateRequest, error) {
 	if !batch {
 		req.Total = 1
 		req.add(0, data)
+		if len(req.Items) == 1 {
+			if err := CheckRefs(req.Items, false); err != nil {
+				return nil, err
+			}
+		}
 		return req, nil
 	}
 	if items.Kind() != '[' {
@@ -98,10 +106,55 @@ func ParseCreate(data []byte) (*CreateRequest, error) {
 	// An empty batch is a no-op, so `plan tasks X | task-create` works
 	// when nothing is left to file.
 	req.Total = len(env.Items)
+	refs := false
 	for i, raw := range env.Items {
 		req.add(i, raw)
+		refs = refs || rawUsesRefs(raw)
+	}
+	if refs {
+		// Items that name each other stand or fall together.
+		if len(req.Errors) > 0 {
+			e := req.Errors[0]
+			return nil, &errcode.Error{Code: e.Error, Field: fmt.Sprintf("items[%d]", e.Index),
+				Message: fmt.Sprintf("items[%d]: %s (the batch's items name each other with ref and @NAME, so it is refused whole: nothing was written)", e.Index, e.Message)}
+		}
+		if err := CheckRefs(req.Items, true); err != nil {
+			return nil, err
+		}
 	}
 	return req, nil
+}
+
+// rawUsesRefs reports whether a batch item, parsed or not, has a ref or
+// an "@NAME" in blockedBy, blocks or parentID.
+func rawUsesRefs(raw []byte) bool {
+	var it struct {
+		Ref       jsontext.Value   `json:"ref"`
+		BlockedBy []jsontext.Value `json:"blockedBy"`
+		Blocks    []jsontext.Value `json:"blocks"`
+		ParentID  jsontext.Value   `json:"parentID"`
+	}
+	if json.Unmarshal(raw, &it, jsontext.AllowDuplicateNames(true)) != nil {
+		var loose map[string]jsontext.Value
+		if json.Unmarshal(raw, &loose, jsontext.AllowDuplicateNames(true)) != nil {
+			return false
+		}
+		_, ok := loose["ref"]
+		return ok
+	}
+	isRef := func(v jsontext.Value) bool {
+		var s string
+		return v.Kind() == '"' && json.Unmarshal(v, &s) == nil && IsRef(s)
+	}
+	if it.Ref != nil || isRef(it.ParentID) {
+		return true
+	}
+	for _, v := range append(it.BlockedBy, it.Blocks...) {
+		if isRef(v) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *CreateRequest) add(i int, raw []byte) {
@@ -153,16 +206,19 @@ func (it *CreateItem) Validate() error {
 		}
 	}
 	var err error
-	if it.Blocks, err = checkIDs("blocks", it.Blocks); err != nil {
+	if it.Blocks, err = checkRefsOrIDs("blocks", it.Blocks); err != nil {
 		return err
 	}
-	if it.BlockedBy, err = checkIDs("blockedBy", it.BlockedBy); err != nil {
+	if it.BlockedBy, err = checkRefsOrIDs("blockedBy", it.BlockedBy); err != nil {
 		return err
 	}
 	if it.ParentID != "" {
-		if err := CheckID(errcode.ValidationError, "parentID", it.ParentID); err != nil {
+		if err := checkRefOrID("parentID", it.ParentID); err != nil {
 			return err
 		}
+	}
+	if it.Ref != "" && !refName.MatchString(it.Ref) {
+		return errcode.Field(errcode.ValidationError, "ref", "%q is not a ref (1 to 64 letters, digits, '.', '_' or '-')", trimRef(it.Ref))
 	}
 	if it.Priority != "" && !it.Priority.Valid() {
 		return errcode.Field(errcode.ValidationError, "priority", "%q is not one of low, medium, high", it.Priority)
