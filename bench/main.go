@@ -38,7 +38,7 @@ func main() {
 		os.Exit(rssChild(os.Args[2:]))
 	}
 	var c config
-	only := flag.String("only", "goals,writes,ticks,swarm,hook,leases,session,list,create,contention,growth,mcp,claim,hosts,integrity,porcelain,sync,budget", "comma-separated sections to run")
+	only := flag.String("only", "goals,writes,ticks,swarm,drain,hook,leases,session,list,create,contention,growth,mcp,claim,hosts,integrity,porcelain,sync,budget", "comma-separated sections to run")
 	flag.IntVar(&c.runs, "runs", 31, "timed runs per figure (each alternated with its baseline)")
 	flag.BoolVar(&c.quick, "quick", false, "fewer runs and no 50,000-task store (a smoke run)")
 	flag.StringVar(&c.cache, "cache", filepath.Join(os.TempDir(), "matrixx-bench-stores"), "directory keeping generated stores between runs (they are only read; writers work on copies)")
@@ -123,6 +123,7 @@ func run(c *config) error {
 		{"writes", b.writes},
 		{"ticks", b.ticksCompare},
 		{"swarm", b.swarm},
+		{"drain", b.drain},
 		{"mcp", b.mcp},
 		{"claim", b.claim},
 		{"integrity", b.integrity},
