@@ -22,10 +22,8 @@ func TaskClaim(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func (c *claimCmd) run(a *app.App) error {
 	// A claim without id reads the whole store once and exits: collect
-	// garbage rarely, as task-list does (not inside a server).
-	if !a.InProcess {
-		debug.SetGCPercent(400)
-	}
+	// garbage rarely, as task-list does.
+	debug.SetGCPercent(400)
 	a.Pretty = c.Pretty
 	req, err := c.request(a)
 	if err != nil {

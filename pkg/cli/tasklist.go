@@ -28,11 +28,9 @@ func (c *listCmd) run(a *app.App) error {
 	// collector runs as often as needed and returns freed pages, so
 	// task-list at 50,000 tasks stays under 64 MiB resident
 	// (docs/benchmarks.md). GOMEMLIMIT, when set, is left to decide.
-	if !a.InProcess {
-		debug.SetGCPercent(400)
-		if a.Env.Getenv("GOMEMLIMIT") == "" {
-			debug.SetMemoryLimit(listMemoryLimit)
-		}
+	debug.SetGCPercent(400)
+	if a.Env.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(listMemoryLimit)
 	}
 	a.Pretty = c.Pretty
 	req := &task.ListRequest{Status: task.Status(c.Status), ParentID: c.Parent, Ready: c.Ready, All: c.All, Waves: c.Waves,

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +15,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
 
@@ -90,11 +91,36 @@ func jsonEqual(a, b []byte) bool {
 	return bytes.Equal(ja, jb)
 }
 
-// binary runs main in process in env and returns its stdout (trimmed) and
-// exit status.
-func binary(env project.Env, main app.Main, stdin string, args ...string) (string, int) {
+// binaryMain is a binary's function (cli.TaskGet, cli.Plan, …).
+type binaryMain func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+
+// binary runs main in this process as if it had been started in env: the
+// process's variables set to env's (PATH kept), its working directory
+// env's (t.Setenv and t.Chdir put both back; the test is not parallel),
+// stdin a reader as a pipe would be. It returns the binary's stdout
+// (trimmed) and exit status, and puts back the garbage collector's
+// settings a short-lived binary changes for itself.
+func binary(t *testing.T, env project.Env, main binaryMain, stdin string, args ...string) (string, int) {
+	t.Helper()
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "PATH" {
+			t.Setenv(k, env.Getenv(k))
+		}
+	}
+	for _, k := range []string{"HOME", "OPENCODE_CONFIG_DIR"} {
+		t.Setenv(k, env.Getenv(k))
+	}
+	wd, err := env.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(wd)
+	gc := debug.SetGCPercent(100)
+	debug.SetGCPercent(gc)
+	defer debug.SetGCPercent(gc)
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // -1 reads the limit
 	var out, errb bytes.Buffer
-	st := app.RunIn(main, env, args, strings.NewReader(stdin), &out, &errb)
+	st := main(args, strings.NewReader(stdin), &out, &errb)
 	return strings.TrimSpace(out.String()), st
 }
 
@@ -194,7 +220,7 @@ func TestSameDocuments(t *testing.T) {
 
 	for _, c := range []struct {
 		tool, args string
-		main       app.Main
+		main       binaryMain
 		stdin      string
 		argv       []string
 		isError    bool
@@ -233,7 +259,7 @@ func TestSameDocuments(t *testing.T) {
 		{"plan_sync", `{"name":"auth"}`, cli.Plan, "", []string{"sync", "auth"}, false},
 	} {
 		got, isErr := call(t, cs, c.tool, c.args)
-		want, status := binary(env, c.main, c.stdin, c.argv...)
+		want, status := binary(t, env, c.main, c.stdin, c.argv...)
 		if got != want {
 			t.Errorf("%s %s:\n mcp    %s\n binary %s", c.tool, c.args, got, want)
 		}

@@ -108,7 +108,7 @@ func (o *Ops) Project() (*Project, error) {
 			return nil, err
 		}
 	}
-	st.Debug = env.Getenv("MATRIXX_DEBUG") != ""
+	st.LogDecisions = env.Getenv("MATRIXX_DEBUG") != ""
 	o.opened = &Project{Root: root, Config: cfg, Store: st, Integrity: ip,
 		Before: NewStoreState("task store", root, st.Dir)}
 	return o.opened, nil
@@ -161,13 +161,13 @@ func (o *Ops) lockTimeout() (time.Duration, error) {
 // the store, the plans, their locks and their integrity recorders.
 func (o *Ops) SyncOptions(p *Project) tasksync.Options {
 	opt := tasksync.Options{
-		Root:     p.Root,
-		TasksDir: p.Store.Dir,
-		PlansDir: plan.DirOf(p.Root),
-		StateDir: filepath.Join(p.Root, ".matrixx", "state"),
-		Lock:     lock.Options{Timeout: p.Store.Lock.Timeout, NoKernel: p.Store.Lock.NoKernel},
-		Log:      o.env.Stderr,
-		Debug:    p.Store.Debug,
+		Root:         p.Root,
+		TasksDir:     p.Store.Dir,
+		PlansDir:     plan.DirOf(p.Root),
+		StateDir:     filepath.Join(p.Root, ".matrixx", "state"),
+		Lock:         lock.Options{Timeout: p.Store.Lock.Timeout, NoKernel: p.Store.Lock.NoKernel},
+		Log:          o.env.Stderr,
+		LogDecisions: p.Store.LogDecisions,
 		// Recorded like every write of the toolkit (docs/integrity.md), so
 		// the post-call check keeps what a sync in a tool call pulled.
 		TasksRecord: p.Store.Record,

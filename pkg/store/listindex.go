@@ -469,7 +469,7 @@ func (s *Store) updateListIndex(ix *listIndex, ents []entry, src []int32, fresh 
 	if same {
 		return
 	}
-	if err := writeListIndex(s.ListIndex, s.Dir, keepMeta, ents, ix, src, fresh); err != nil && s.Debug {
+	if err := writeListIndex(s.ListIndex, s.Dir, keepMeta, ents, ix, src, fresh); err != nil && s.LogDecisions {
 		s.logf("debug: list index not written: %v", err)
 	}
 }

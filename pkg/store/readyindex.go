@@ -643,7 +643,7 @@ func (tx *txn) readyForClaim() (*readyIndex, error) {
 			if err == nil {
 				ix.rewrite = true
 				ix.setLines(lines)
-				if tx.s.Debug {
+				if tx.s.LogDecisions {
 					tx.s.logf("debug: ready index compacted (%d lines)", len(lines))
 				}
 			}
@@ -666,7 +666,7 @@ func (tx *txn) rebuildReady() (*readyIndex, error) {
 	ix := &readyIndex{dfd: dfd, rewrite: true}
 	ix.setLines(buildReady(snap))
 	tx.ready = ix
-	if tx.s.Debug {
+	if tx.s.LogDecisions {
 		tx.s.logf("debug: ready index rebuilt (%d lines)", len(ix.lines))
 	}
 	return ix, nil

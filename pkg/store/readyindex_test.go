@@ -58,7 +58,7 @@ func TestReadyIndexNeverWrong(t *testing.T) {
 	now := time.Now()
 	s.Now = func() time.Time { return now }
 	var log strings.Builder
-	s.Log, s.Debug = &log, true
+	s.Log, s.LogDecisions = &log, true
 	r := rand.New(rand.NewPCG(3, 4))
 	defer func(n int) { readyCompactMin = n }(readyCompactMin)
 	readyCompactMin = 2 << 10
@@ -194,7 +194,7 @@ func TestReadyIndexNeverWrong(t *testing.T) {
 func TestReadyIndexStampSeesMoves(t *testing.T) {
 	s := newStore(t)
 	var log strings.Builder
-	s.Log, s.Debug = &log, true
+	s.Log, s.LogDecisions = &log, true
 	res := create(t, s, `{"items":[{"subject":"a"},{"subject":"b"}]}`)
 	a, b := res.Tasks[0].ID, res.Tasks[1].ID
 	if got := claimNextT(t, s, "w1", time.Hour); got == nil || got.ID != a {
@@ -276,7 +276,7 @@ func TestReadyIndexWriteCost(t *testing.T) {
 func TestReadyIndexFollowsBlockersAndSubtasks(t *testing.T) {
 	s := newStore(t)
 	var log strings.Builder
-	s.Log, s.Debug = &log, true
+	s.Log, s.LogDecisions = &log, true
 	a := create(t, s, `{"subject":"a"}`).Tasks[0].ID
 	b := create(t, s, `{"subject":"b","blockedBy":["`+a+`"]}`).Tasks[0].ID
 	p := create(t, s, `{"subject":"p"}`).Tasks[0].ID

@@ -139,7 +139,7 @@ func TestIndexWritesFewBytes(t *testing.T) {
 		t.Errorf("a subject change left the dedup index as it was")
 	}
 	var log strings.Builder
-	s.Log, s.Debug = &log, true
+	s.Log, s.LogDecisions = &log, true
 	if got := create(t, s, `{"subject":"renamed"}`).Tasks[0]; !got.Deduplicated || got.ID != id {
 		t.Errorf("the renamed task was not found: %+v", got)
 	}

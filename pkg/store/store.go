@@ -57,10 +57,11 @@ type Store struct {
 	Now func() time.Time
 	// Log receives human-readable notes (migration, recovered locks); may be nil.
 	Log io.Writer
-	// Debug adds notes about internal decisions to Log (MATRIXX_DEBUG):
-	// how each lock acquisition went, dedup index rebuilds, a list index
-	// that could not be written.
-	Debug bool
+	// LogDecisions adds notes about internal decisions to Log ("debug:
+	// …" lines; the binaries set it when MATRIXX_DEBUG is set): how each
+	// lock acquisition went, dedup index rebuilds, a list index that could
+	// not be written.
+	LogDecisions bool
 	// ListIndex, when set, is the list index file (ListIndexPath,
 	// docs/design.md) that serves task-list's scans; "" reads every
 	// file.

@@ -224,7 +224,7 @@ func TestOldIndexIsRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log strings.Builder
-	s.Log, s.Debug = &log, true
+	s.Log, s.LogDecisions = &log, true
 	got := create(t, s, `{"subject":"Docs","metadata":{"planName":"b","planItem":2}}`).Tasks[0]
 	if got.ID != first.ID || !got.Deduplicated {
 		t.Fatalf("got %+v, want a dedup to %s", got, first.ID)
@@ -342,7 +342,7 @@ func TestUpdateWithoutChangeDoesNotWrite(t *testing.T) {
 	}
 	before, _ := os.ReadFile(path)
 	var log strings.Builder
-	s.Log, s.Debug = &log, true
+	s.Log, s.LogDecisions = &log, true
 	for _, doc := range []string{
 		`{"id":"` + id + `"}`,
 		`{"id":"` + id + `","status":"pending","subject":"a","owner":"o","addBlockedBy":["` + x + `"],"metadata":{"k":1,"gone":null}}`,

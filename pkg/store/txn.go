@@ -100,7 +100,7 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 	if err != nil {
 		return err
 	}
-	if s.Debug {
+	if s.LogDecisions {
 		b, _ := json.Marshal(l.Stats)
 		s.logf("debug: lock %s", b)
 	}
@@ -137,7 +137,7 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 		_ = tx.recent.save(s.Dir, index, l.FD(), s.now())
 	}
 	if tx.ready != nil && uerr == nil && tx.lost == nil && !tx.failed && (ferr == nil || errcode.Of(ferr) != errcode.InternalError) {
-		if err := tx.ready.save(s.Dir, l.FD()); err != nil && s.Debug {
+		if err := tx.ready.save(s.Dir, l.FD()); err != nil && s.LogDecisions {
 			s.logf("debug: ready index not written: %v", err)
 		}
 	}
@@ -282,7 +282,7 @@ func (tx *txn) ensureRecent() error {
 	if err != nil {
 		return err
 	}
-	if tx.s.Debug {
+	if tx.s.LogDecisions {
 		tx.s.logf("debug: dedup index rebuilt (%d recent active tasks)", n)
 	}
 	idx.h = tx.index

@@ -49,8 +49,9 @@ type Options struct {
 	Lock lock.Options
 	// Log receives human notes (skipped files); may be nil.
 	Log io.Writer
-	// Debug adds notes about internal decisions to Log (MATRIXX_DEBUG).
-	Debug bool
+	// LogDecisions adds notes about internal decisions to Log ("debug:
+	// …" lines; the binaries set it when MATRIXX_DEBUG is set).
+	LogDecisions bool
 	// NoPush fetches and merges but does not push (RemoteClaim's first
 	// step does push; tests use it).
 	NoPush bool
@@ -88,7 +89,7 @@ func (o *Options) remote() string {
 }
 
 func (o *Options) debugf(format string, args ...any) {
-	if o.Debug {
+	if o.LogDecisions {
 		o.logf("debug: "+format, args...)
 	}
 }

@@ -34,9 +34,6 @@ type App struct {
 	Env    project.Env
 	Pretty bool
 	Exit   int
-	// InProcess is set when RunIn runs the binary inside another program:
-	// nothing process-wide may be changed then.
-	InProcess bool
 	// ops are the operations of this invocation once Ops has made them
 	// (one command, one project; config warnings print once).
 	ops *ops.Ops
@@ -117,9 +114,6 @@ func pseudoVersion(v string) bool {
 // exit status. It never panics and never calls os.Exit.
 func Run(name, description string, cmd any, run func(*App) error, args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
 	a := &App{Name: name, Stdin: stdin, Stdout: stdout, Stderr: stderr, Env: project.OS()}
-	if ip, ok := stdin.(*inProcess); ok {
-		a.Stdin, a.Env, a.InProcess = ip.Reader, ip.env, true
-	}
 	defer func() {
 		r := recover()
 		if r == nil {
