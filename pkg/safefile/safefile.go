@@ -11,6 +11,7 @@
 package safefile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -65,10 +66,15 @@ func ReadFile(path string, max int64, follow bool) ([]byte, error) {
 	if st.Size > max {
 		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte cap: %w", path, st.Size, max, ErrTooLarge)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
+	// One allocation of the size fstat gave (io.ReadAll would grow a
+	// buffer from 512 bytes: twice the memory and many copies for a
+	// large file such as the list index).
+	var buf bytes.Buffer
+	buf.Grow(int(st.Size) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
 		return nil, err
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > max {
 		return nil, fmt.Errorf("%s grew past the %d-byte cap while it was read: %w", path, max, ErrTooLarge)
 	}
