@@ -138,7 +138,16 @@ func (m *model) apply(tasks map[string]*task.Task, classes map[string]feed.Class
 	oldHandles := m.handles
 	prevClasses := m.classes
 	m.tasks, m.classes = tasks, classes
-	m.index()
+	// The handles and the children lists change only when a task comes,
+	// goes or changes its parent: most steps (an edit, a claim) skip the
+	// pass over every task.
+	reindex := m.handles == nil
+	for _, c := range changes {
+		reindex = reindex || c.Old == nil || c.New == nil || c.Old.ParentID != c.New.ParentID
+	}
+	if reindex {
+		m.index()
+	}
 	touched := map[string]bool{}
 	for _, c := range changes {
 		for _, t := range []*task.Task{c.Old, c.New} {
@@ -160,7 +169,7 @@ func (m *model) apply(tasks map[string]*task.Task, classes map[string]feed.Class
 		}
 	}
 	for id, h := range m.handles {
-		if oldHandles[id] != h {
+		if reindex && oldHandles[id] != h {
 			touched[id] = true
 		}
 	}

@@ -28,8 +28,8 @@ misses and repeats nothing across restarts. ready, blocked, lease_expired seen b
 changes outside the toolkit seen as they happen are not in the history and are not replayed.
 
 "task-feed: watching DIR" on stderr says the store has been read: every later change is reported.
-The store is polled (one stat every --poll, a full look every 2s), so a change appears within
-about --poll. Reading never takes the lock and never writes. docs/board.md is the guide.`
+On Linux the kernel reports each change (inotify) and it is printed at once; the store is also
+polled (one stat every --poll, a full look every 2s) for what the kernel cannot report. Reading never takes the lock and never writes. docs/board.md is the guide.`
 
 // TaskFeed is task-feed's command line.
 type TaskFeed struct {

@@ -291,8 +291,10 @@ func leaseEnd(t *task.Task) (time.Time, bool) {
 }
 
 // Run steps every Poll until ctx ends, calling emit with each step's
-// events and changes (only steps that have some).
-// tick, when set, is called after every step.
+// events and changes (only steps that have some); a change the kernel
+// reports (Watcher.Notify) runs a step at once, after settle (the
+// history's event of a write follows its rename closely: one step sees
+// both). tick, when set, is called after every step.
 func (f *Feed) Run(ctx context.Context, emit func([]Event, []Change) error, tick func()) error {
 	poll := f.Poll
 	if poll <= 0 {
@@ -300,7 +302,15 @@ func (f *Feed) Run(ctx context.Context, emit func([]Event, []Change) error, tick
 	}
 	ticker := time.NewTicker(poll)
 	defer ticker.Stop()
+	defer f.W.Close()
+	var wake <-chan struct{}
+	var tried time.Time
 	for {
+		if wake == nil && time.Since(tried) >= FullEvery {
+			// The directory may not exist yet: asked again until it does.
+			tried = time.Now()
+			wake = f.W.Notify()
+		}
 		evs, chs, err := f.Step(time.Now())
 		if err != nil {
 			return err
@@ -317,14 +327,28 @@ func (f *Feed) Run(ctx context.Context, emit func([]Event, []Change) error, tick
 		case <-ctx.Done():
 			return nil
 		case <-ticker.C:
+		case <-wake:
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(settle):
+			}
 		}
 	}
 }
+
+// settle is how long a step waits after the kernel's first word of a
+// change, so that a write's history event and the other files of its
+// transaction are seen by the same step.
+const settle = 10 * time.Millisecond
 
 // New is the feed of st's task directory, with outside-the-toolkit
 // detection when st records its writes in an integrity ledger.
 func New(st *store.Store) *Feed {
 	w := &Watcher{Dir: st.Dir}
+	if st.History != nil {
+		w.WakeDirs = []string{st.History.Dir}
+	}
 	if st.Record != nil {
 		w.Ledger = st.Record.Ledger
 	}

@@ -42,7 +42,12 @@ type Watcher struct {
 	// was written outside the toolkit (Change.Outside).
 	Ledger string
 
+	// WakeDirs are directories whose changes wake the watcher without
+	// being swept (the history's, so its events are read at once).
+	WakeDirs []string
+
 	files    map[string]*file
+	n        *notifier // nil: polling only
 	dirMtime int64
 	swept    time.Time
 	ledger   ledgerCache
@@ -85,6 +90,32 @@ const FullEvery = 2 * time.Second
 // second change within the same tick leaves the mtime as it was.
 const racy = time.Second
 
+// Notify asks the kernel to report changes to the directory (inotify on
+// Linux): the channel receives a value after each batch of them, and
+// Sweep then looks at the files named instead of every file, with a full
+// sweep still every FullEvery. nil when the kernel cannot: the watcher
+// polls as before. Close stops it.
+func (w *Watcher) Notify() <-chan struct{} {
+	if w.n == nil {
+		w.n = startNotifier(w.Dir)
+		if w.n == nil {
+			return nil
+		}
+		for _, d := range w.WakeDirs {
+			w.n.watchAlso(d)
+		}
+	}
+	return w.n.wake
+}
+
+// Close stops Notify's reports.
+func (w *Watcher) Close() {
+	if w.n != nil {
+		w.n.close()
+		w.n = nil
+	}
+}
+
 // Tasks returns the records as of the last sweep, by id (the map is the
 // watcher's own: read it, do not keep it across sweeps).
 func (w *Watcher) Tasks() map[string]*task.Task {
@@ -114,6 +145,9 @@ func (w *Watcher) Due(now time.Time) bool {
 	if w.files == nil || now.Sub(w.swept) >= FullEvery {
 		return true
 	}
+	if w.n != nil {
+		return w.n.pending()
+	}
 	var st unix.Stat_t
 	if err := unix.Stat(w.Dir, &st); err != nil {
 		return w.dirMtime != 0
@@ -127,9 +161,20 @@ func (w *Watcher) Due(now time.Time) bool {
 // and only records the store as it is. A missing directory is an empty
 // store.
 func (w *Watcher) Sweep(now time.Time) ([]Change, error) {
+	if w.n != nil && w.files != nil && now.Sub(w.swept) < FullEvery {
+		if names, all := w.n.take(); !all {
+			return w.sweepNames(names)
+		}
+	}
 	first := w.files == nil
 	if first {
 		w.files = map[string]*file{}
+	}
+	if w.n != nil {
+		w.n.take() // this sweep looks at every file
+		for _, d := range w.WakeDirs {
+			w.n.watchAlso(d)
+		}
 	}
 	w.swept = now
 	var dst unix.Stat_t
@@ -153,65 +198,16 @@ func (w *Watcher) Sweep(now time.Time) ([]Change, error) {
 	}
 	for _, name := range names {
 		seen[name] = true
-		var st unix.Stat_t
-		if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		ch, ok := w.look(dirfd, name, first)
+		if !ok {
 			seen[name] = false // gone meanwhile: handled as removed below
 			continue
 		}
-		key := statKey{ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
-		old := w.files[name]
-		if old != nil && old.st == key {
-			continue
+		if ch != nil {
+			changes = append(changes, *ch)
 		}
-		nf := &file{st: key}
-		data, rerr := safefile.ReadFile(filepath.Join(w.Dir, name), store.MaxRecordBytes, false)
-		switch {
-		case rerr != nil:
-			nf.problem = rerr.Error()
-		default:
-			t, derr := task.DecodeRecord(data)
-			switch {
-			case derr != nil:
-				nf.problem = derr.Error()
-			case task.FileName(t.ID) != name:
-				nf.problem = "id " + t.ID + " does not match the file name"
-			default:
-				nf.t = t
-			}
-		}
-		w.files[name] = nf
-		if first {
-			continue
-		}
-		var oldT *task.Task
-		if old != nil {
-			oldT = old.t
-		}
-		if oldT == nil && nf.t == nil {
-			continue
-		}
-		if oldT != nil && nf.t != nil && sameRecord(oldT, nf.t) {
-			continue
-		}
-		ch := Change{Name: name, Old: oldT, New: nf.t, Problem: nf.problem}
-		if rerr == nil {
-			ch.Outside = w.outside(name, data)
-			ch.Sum = history.Sum(data)
-		}
-		changes = append(changes, ch)
 	}
-	// New files first (an edge's mirror on an existing task is written in
-	// the same transaction as the task that made it), then by name: ids
-	// sort by creation time.
-	slices.SortFunc(changes, func(a, b Change) int {
-		if (a.Old == nil) != (b.Old == nil) {
-			if a.Old == nil {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
+	sortChanges(changes)
 	for name, f := range w.files {
 		if seen[name] {
 			continue
@@ -222,6 +218,107 @@ func (w *Watcher) Sweep(now time.Time) ([]Change, error) {
 		}
 	}
 	return changes, nil
+}
+
+// sortChanges puts new files first (an edge's mirror on an existing task
+// is written in the same transaction as the task that made it), then
+// orders by name: ids sort by creation time.
+func sortChanges(changes []Change) {
+	slices.SortFunc(changes, func(a, b Change) int {
+		if (a.Old == nil) != (b.Old == nil) {
+			if a.Old == nil {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+}
+
+// look stats one entry and reads it when its stat tuple moved: the change
+// it makes (nil when none), ok false when it is gone.
+func (w *Watcher) look(dirfd int, name string, first bool) (*Change, bool) {
+	var st unix.Stat_t
+	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return nil, false
+	}
+	key := statKey{ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+	old := w.files[name]
+	if old != nil && old.st == key {
+		return nil, true
+	}
+	nf := &file{st: key}
+	data, rerr := safefile.ReadFile(filepath.Join(w.Dir, name), store.MaxRecordBytes, false)
+	switch {
+	case rerr != nil:
+		nf.problem = rerr.Error()
+	default:
+		t, derr := task.DecodeRecord(data)
+		switch {
+		case derr != nil:
+			nf.problem = derr.Error()
+		case task.FileName(t.ID) != name:
+			nf.problem = "id " + t.ID + " does not match the file name"
+		default:
+			nf.t = t
+		}
+	}
+	w.files[name] = nf
+	if first {
+		return nil, true
+	}
+	var oldT *task.Task
+	if old != nil {
+		oldT = old.t
+	}
+	if oldT == nil && nf.t == nil {
+		return nil, true
+	}
+	if oldT != nil && nf.t != nil && sameRecord(oldT, nf.t) {
+		return nil, true
+	}
+	ch := &Change{Name: name, Old: oldT, New: nf.t, Problem: nf.problem}
+	if rerr == nil {
+		ch.Outside = w.outside(name, data)
+		ch.Sum = history.Sum(data)
+	}
+	return ch, true
+}
+
+// sweepNames looks at the named entries only (those the notifier reported
+// since the last sweep): what changed among them, in Sweep's order.
+func (w *Watcher) sweepNames(names []string) ([]Change, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	dirfd, err := unix.Open(w.Dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		w.n.again() // looked at in full by the next sweep
+		return nil, nil
+	}
+	defer unix.Close(dirfd)
+	slices.Sort(names)
+	var changes, removed []Change
+	for _, name := range names {
+		if !store.IsTaskFile(name) {
+			continue
+		}
+		ch, ok := w.look(dirfd, name, false)
+		if ok {
+			if ch != nil {
+				changes = append(changes, *ch)
+			}
+			continue
+		}
+		if f := w.files[name]; f != nil {
+			delete(w.files, name)
+			if f.t != nil {
+				removed = append(removed, Change{Name: name, Old: f.t, Outside: w.outside(name, nil)})
+			}
+		}
+	}
+	sortChanges(changes)
+	return append(changes, removed...), nil
 }
 
 // listNames returns the T-*.json names in dir; none when it is missing.

@@ -67,6 +67,8 @@ const subjects = page => page.$$eval('.card .subj', els => els.map(e => e.textCo
     const t0 = Date.now();
     await page.waitForFunction(() => [...document.querySelectorAll('.card .subj')].some(e => e.textContent === 'Made by task-create'), { timeout: 20000, polling: 'raf' });
     res.writeToPageMs = Date.now() - t0;
+    res.writeToPatchMs = (await page.evaluate(() => window.__patchAt)) - t0; // the server's part
+    res.renderMs = Math.round(await page.evaluate(() => window.__renderMs));
     check(res.writeToPageMs <= LIVE_LIMIT_MS, `the new task took ${res.writeToPageMs}ms to appear (limit ${LIVE_LIMIT_MS}ms)`);
 
     // 3. A claim from the page lands on disk.
@@ -127,6 +129,7 @@ const subjects = page => page.$$eval('.card .subj', els => els.map(e => e.textCo
     run('task-update', made, '--status', 'completed', '--expect-owner', 'pat');
     await page.waitForFunction(id => { const c = window.__board.cards.get(id); return c && c.state === 'completed'; }, { timeout: 20000, polling: 'raf' }, made);
     res.completeToPageMs = Date.now() - t1;
+    res.completeToPatchMs = (await page.evaluate(() => window.__patchAt)) - t1;
 
     if (env.BOARD_SCREENSHOT) {
       await page.evaluate(() => { document.querySelector('#toast').hidden = true; });

@@ -16,6 +16,9 @@ const S = {
   limit: { ready: PAGE, blocked: PAGE, in_progress: PAGE, completed: PAGE },
   f: { text: '', label: '', owner: '', plan: '', done: true },
   painted: false,
+  // els caches each drawn card's element with the key of what it shows, so
+  // a change redraws the cards that changed, not every card on the page.
+  els: new Map(), epoch: 0, labels: new Set(), owners: new Set(),
 };
 window.__board = S; // for tests and the curious: the page's state
 
@@ -58,6 +61,7 @@ function handle(id) { const c = S.cards.get(id); return c ? c.h : id.slice(-4); 
 // ---- state from the server ----
 function reset(d) {
   S.cards = new Map(d.cards.map(c => [c.id, c]));
+  S.els = new Map(); S.epoch++;
   S.plans = d.plans || [];
   S.me = d.me || ''; S.project = d.project || ''; S.readOnly = !!d.readOnly;
   if (d.now) S.skew = Date.parse(d.now) - Date.now();
@@ -65,13 +69,19 @@ function reset(d) {
   fillFilters(); schedule();
 }
 function applyPatch(p) {
-  for (const c of p.upsert || []) S.cards.set(c.id, c);
-  for (const id of p.removed || []) S.cards.delete(id);
+  let refill = !!p.plans;
+  for (const c of p.upsert || []) {
+    const old = S.cards.get(c.id);
+    if (old && old.h !== c.h) S.epoch++; // handles shown on other cards changed
+    S.cards.set(c.id, c);
+    refill = refill || (c.owner && !S.owners.has(c.owner)) || (c.labels || []).some(l => !S.labels.has(l));
+  }
+  for (const id of p.removed || []) { S.cards.delete(id); S.els.delete(id); }
   if (p.plans) S.plans = p.plans;
   if (p.now) S.skew = Date.parse(p.now) - Date.now();
   for (const e of p.events || []) S.events.unshift(e);
   S.events.length = Math.min(S.events.length, 200);
-  if ((p.upsert || []).length) fillFilters();
+  if (refill) fillFilters(); // a new label, owner or plan: the filters offer it
   schedule();
   if (S.selected && ((p.upsert || []).some(c => c.id === S.selected) || (p.removed || []).includes(S.selected))) openDetail(S.selected, true);
 }
@@ -99,8 +109,9 @@ async function stream() {
             else if (line.startsWith('data: ')) data += line.slice(6);
           }
           if (!data) continue;
+          const got = Date.now();
           const d = JSON.parse(data);
-          if (ev === 'reset') reset(d); else if (ev === 'patch') applyPatch(d);
+          if (ev === 'reset') reset(d); else if (ev === 'patch') { window.__patchAt = got; applyPatch(d); }
         }
       }
     } catch (e) { /* reconnect below */ }
@@ -136,6 +147,7 @@ function fmt(v) { return Array.isArray(v) ? '[' + v.map(x => S.cards.has(x) ? ha
 function fillFilters() {
   const labels = new Set(), owners = new Set();
   for (const c of S.cards.values()) { for (const l of c.labels || []) labels.add(l); if (c.owner) owners.add(c.owner); }
+  S.labels = labels; S.owners = owners;
   setOptions($('#f-label'), 'any label', [...labels].sort());
   setOptions($('#f-owner'), 'any owner', [...owners].sort());
   setOptions($('#f-plan'), 'any plan', S.plans.map(p => p.name));
@@ -164,6 +176,7 @@ function matches(c) {
 let pending = false;
 function schedule() { if (!pending) { pending = true; requestAnimationFrame(() => { pending = false; render(); }); } }
 function render() {
+  const t0 = performance.now();
   $('#project').textContent = S.project;
   const buckets = { ready: [], blocked: [], in_progress: [], completed: [] };
   let total = 0, shown = 0;
@@ -189,14 +202,28 @@ function render() {
       const list = buckets[st];
       const n = Math.min(list.length, S.limit[st]);
       const frag = document.createDocumentFragment();
-      for (let i = 0; i < n; i++) frag.append(cardEl(list[i]));
+      for (let i = 0; i < n; i++) frag.append(cachedCard(list[i]));
       if (list.length > n) frag.append(h('button', { class: 'more', onclick: () => { S.limit[st] += PAGE; schedule(); } }, `Show ${Math.min(PAGE, list.length - n)} more (${list.length - n} not shown)`));
       $('.cards', col).replaceChildren(frag);
     }
   } else if (S.view === 'graph') renderGraph(buckets);
   else renderPlans();
   renderActivity();
+  window.__renderMs = performance.now() - t0; window.__renderedAt = Date.now();
   if (!S.painted) { S.painted = true; document.body.dataset.painted = '1'; window.__paintedAt = performance.now(); }
+}
+
+// cachedCard is c's element, drawn again only when something it shows
+// changed: the record (v), its state, handle, blockers, subtasks, the
+// selection, the handles of other cards, or the lease's minute.
+function cachedCard(c) {
+  const lease = c.state === 'in_progress' && c.leaseEnds ? Math.floor((Date.parse(c.leaseEnds) - now()) / 30000) : '';
+  const key = [c.v, c.h, c.state, (c.waits || []).join(), (c.kids || []).join(), S.selected === c.id, S.epoch, lease, S.me].join('|');
+  const got = S.els.get(c.id);
+  if (got && got.key === key) return got.el;
+  const el = cardEl(c);
+  S.els.set(c.id, { key, el });
+  return el;
 }
 
 function cardEl(c) {
@@ -379,7 +406,7 @@ function init() {
   $('#f-text').addEventListener('input', e => { clearTimeout(typing); typing = setTimeout(() => { S.f.text = e.target.value.trim(); resetLimits(); schedule(); }, 120); });
   for (const [sel, key] of [['#f-label', 'label'], ['#f-owner', 'owner'], ['#f-plan', 'plan']]) $(sel).addEventListener('change', e => { S.f[key] = e.target.value; resetLimits(); schedule(); });
   $('#f-done').addEventListener('change', e => { S.f.done = e.target.checked; schedule(); });
-  setInterval(schedule, 30000); // lease countdowns
+  setInterval(() => { fillFilters(); schedule(); }, 30000); // lease countdowns; owners and labels gone
   const data = document.getElementById('data');
   if (data) {
     // An export: the state is in the page, nothing is live.
