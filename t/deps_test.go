@@ -77,3 +77,21 @@ func TestBinariesLinkOnlyWhatTheyNeed(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaImportsNoFrontEnd: pkg/schema describes the documents from the
+// contract's and the domain's types: it imports no front end (pkg/cli…,
+// pkg/hook) and not the sync's machinery (pkg/tasksync), whose answers
+// live in pkg/contract.
+func TestSchemaImportsNoFrontEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	imports, _ := goList(t, "./pkg/schema")
+	for _, p := range imports[module+"pkg/schema"] {
+		for _, bad := range []string{"pkg/cli", "pkg/hook", "pkg/tasksync", "pkg/mcpserver", "pkg/porcelain"} {
+			if p == module+bad || strings.HasPrefix(p, module+bad+"/") {
+				t.Errorf("pkg/schema imports %s", strings.TrimPrefix(p, module))
+			}
+		}
+	}
+}

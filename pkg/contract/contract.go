@@ -16,7 +16,6 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/tasksync"
 )
 
 // ErrorAnswer is the flat error envelope every binary prints on stdout when
@@ -49,7 +48,7 @@ type PlanReadAnswer struct {
 type SyncConflictAnswer struct {
 	Error   errcode.Code `json:"error"`
 	Message string       `json:"message"`
-	*tasksync.Result
+	*SyncResult
 }
 
 // LinkAnswer is the plan_link_broken answer of plan sync, check and tasks:

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/guard"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 )
@@ -16,7 +17,7 @@ import (
 func (r *Runner) guardAndMark(ev *Event, sc *scan) any {
 	a := r.preToolUseAll(ev, sc)
 	r.beforeCall(ev)
-	if _, deny := a.(preToolUseAnswer); !deny {
+	if _, deny := a.(contract.PreToolUseAnswer); !deny {
 		r.markCall(ev) // allowed (a Gemini session stamp is an allowed call too)
 	}
 	return a

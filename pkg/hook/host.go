@@ -2,6 +2,7 @@ package hook
 
 import (
 	"fmt"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -228,14 +229,14 @@ func translate(host Host, v any) any {
 	if host == HostCodex {
 		// systemMessage is not one of Codex's answer fields: the line for
 		// the agent rides in additionalContext alone.
-		if a, ok := v.(postAnswer); ok {
+		if a, ok := v.(contract.PostToolUseAnswer); ok {
 			if a.HookSpecificOutput == nil {
 				return nil
 			}
 			a.SystemMessage = ""
 			return a
 		}
-		if a, ok := v.(stopAnswer); ok && a.SystemMessage != "" {
+		if a, ok := v.(contract.StopAnswer); ok && a.SystemMessage != "" {
 			if a.Decision == "" {
 				return nil
 			}
@@ -249,9 +250,9 @@ func translate(host Host, v any) any {
 		return v
 	}
 	switch a := v.(type) {
-	case preToolUseAnswer:
+	case contract.PreToolUseAnswer:
 		return geminiAnswer{Decision: "deny", Reason: a.HookSpecificOutput.PermissionDecisionReason}
-	case stopAnswer:
+	case contract.StopAnswer:
 		return geminiAnswer{Decision: "deny", Reason: a.Reason}
 	}
 	return v

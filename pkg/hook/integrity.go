@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
@@ -428,23 +429,14 @@ func (o *checkOutcome) adoptedNote() string {
 	return fmt.Sprintf("matrixx-hook: changes made while no agent session was live (or valid records of another writer sharing the store) were recorded as good: %s.", strings.Join(named, "; "))
 }
 
-// postAnswer reports after a tool call: additionalContext to the agent,
-// systemMessage to the person.
-//
-//	{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"…"},"systemMessage":"…"}
-type postAnswer struct {
-	HookSpecificOutput *contextOutput `json:"hookSpecificOutput,omitempty"`
-	SystemMessage      string         `json:"systemMessage,omitempty"`
-}
-
 func (o *checkOutcome) postAnswer(event string) any {
 	line, note := o.agentLine(), o.adoptedNote()
 	if line == "" && note == "" {
 		return nil
 	}
-	a := postAnswer{SystemMessage: note}
+	a := contract.PostToolUseAnswer{SystemMessage: note}
 	if line != "" {
-		a.HookSpecificOutput = &contextOutput{HookEventName: event, AdditionalContext: line}
+		a.HookSpecificOutput = &contract.ContextOutput{HookEventName: event, AdditionalContext: line}
 		if a.SystemMessage == "" {
 			a.SystemMessage = line
 		}
@@ -467,18 +459,18 @@ func (r *Runner) afterTool(ev *Event, sc *scan) any {
 }
 
 // joinPost merges the integrity check's answer (a postAnswer or nil) with
-// the notepad writer's (a contextAnswer or nil).
+// the notepad writer's (a contract.ContextAnswer or nil).
 func joinPost(check, notes any) any {
-	n, ok := notes.(contextAnswer)
+	n, ok := notes.(contract.ContextAnswer)
 	if !ok {
 		return check
 	}
-	c, ok := check.(postAnswer)
+	c, ok := check.(contract.PostToolUseAnswer)
 	if !ok {
 		return notes
 	}
 	if c.HookSpecificOutput == nil {
-		c.HookSpecificOutput = &contextOutput{HookEventName: n.HookSpecificOutput.HookEventName}
+		c.HookSpecificOutput = &contract.ContextOutput{HookEventName: n.HookSpecificOutput.HookEventName}
 	}
 	ctx := c.HookSpecificOutput.AdditionalContext
 	if ctx != "" {

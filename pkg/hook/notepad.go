@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/notepad"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
@@ -70,7 +71,7 @@ func (r *Runner) postToolUse(ev *Event, _ *scan) any {
 	if len(notes) == 0 {
 		return nil
 	}
-	return contextAnswer{contextOutput{HookEventName: PostToolUse, AdditionalContext: notepadContext(notes)}}
+	return contract.ContextAnswer{HookSpecificOutput: contract.ContextOutput{HookEventName: PostToolUse, AdditionalContext: notepadContext(notes)}}
 }
 
 // notepadContext tells the agent where the notepads of the tasks it just

@@ -12,6 +12,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/enforce"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 )
@@ -38,9 +39,9 @@ func (r *Runner) sessionStart(ev *Event, sc *scan) any {
 	if note == "" {
 		return a
 	}
-	c, ok := a.(contextAnswer)
+	c, ok := a.(contract.ContextAnswer)
 	if !ok {
-		return contextAnswer{contextOutput{HookEventName: SessionStart, AdditionalContext: note}}
+		return contract.ContextAnswer{HookSpecificOutput: contract.ContextOutput{HookEventName: SessionStart, AdditionalContext: note}}
 	}
 	c.HookSpecificOutput.AdditionalContext = note + "\n" + c.HookSpecificOutput.AdditionalContext
 	return c
@@ -82,10 +83,10 @@ func (r *Runner) sessionSummary(ev *Event, _ *scan) any {
 	text := summary(ev.SessionID, p.cfg.Tasks.SessionScoped, time.Duration(p.cfg.Tasks.StaleAfterHours*float64(time.Hour)), r.Now(), snap.Entries)
 	if text == "" {
 		r.log.Printf(NameSessionStart, "no active tasks: added the onboarding lines (source %s)", ev.Source)
-		return contextAnswer{contextOutput{HookEventName: SessionStart, AdditionalContext: nameAgent(Onboarding, ev.SessionID)}}
+		return contract.ContextAnswer{HookSpecificOutput: contract.ContextOutput{HookEventName: SessionStart, AdditionalContext: nameAgent(Onboarding, ev.SessionID)}}
 	}
 	r.log.Printf(NameSessionStart, "added a task summary (source %s)", ev.Source)
-	return contextAnswer{contextOutput{HookEventName: SessionStart, AdditionalContext: nameAgent(text, ev.SessionID)}}
+	return contract.ContextAnswer{HookSpecificOutput: contract.ContextOutput{HookEventName: SessionStart, AdditionalContext: nameAgent(text, ev.SessionID)}}
 }
 
 // nameAgent puts the session's owner name (claim.SessionName) into the

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/enforce"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
@@ -54,7 +55,7 @@ func (r *Runner) stop(ev *Event, sc *scan) any {
 	case a != nil && line != "":
 		a.Reason += " " + line
 	case a == nil && line != "" && !ev.StopHookActive:
-		a = &stopAnswer{Decision: "block", Reason: line}
+		a = &contract.StopAnswer{Decision: "block", Reason: line}
 	case line != "":
 		note = strings.TrimSpace(line + " " + note)
 	}
@@ -62,7 +63,7 @@ func (r *Runner) stop(ev *Event, sc *scan) any {
 		if note == "" {
 			return nil
 		}
-		return stopAnswer{SystemMessage: note}
+		return contract.StopAnswer{SystemMessage: note}
 	}
 	a.SystemMessage = note
 	return *a
@@ -70,7 +71,7 @@ func (r *Runner) stop(ev *Event, sc *scan) any {
 
 // continuation is task-continuation-enforcer's decision; its directive
 // keeps reserve bytes of enforce.MaxReasonBytes free for the caller.
-func (r *Runner) continuation(ev *Event, _ *scan, reserve int) *stopAnswer {
+func (r *Runner) continuation(ev *Event, _ *scan, reserve int) *contract.StopAnswer {
 	if ev.Background > 0 {
 		r.log.Printf(NameContinuation, "allow: %d background task(s) running", ev.Background)
 		return nil
@@ -153,7 +154,7 @@ func (r *Runner) continuation(ev *Event, _ *scan, reserve int) *stopAnswer {
 		return nil
 	}
 	r.log.Printf(NameContinuation, "%s", out.Why)
-	return &stopAnswer{Decision: "block", Reason: out.Reason}
+	return &contract.StopAnswer{Decision: "block", Reason: out.Reason}
 }
 
 // ContinuationAnswer is matrixx-hook continuation's answer:

@@ -10,7 +10,7 @@ import (
 // the git remote (task-sync), in at most attempts rounds (1 to 100).
 // When the rounds run out the error is sync_conflict and the answer still
 // says what the rounds that ran merged and decided (SyncConflictAnswer).
-func (o *Ops) Sync(remote string, attempts int) (*tasksync.Result, error) {
+func (o *Ops) Sync(remote string, attempts int) (*contract.SyncResult, error) {
 	if attempts < 1 || attempts > 100 {
 		return nil, errcode.New(errcode.InvalidArguments, "--attempts must lie between 1 and 100")
 	}
@@ -25,10 +25,10 @@ func (o *Ops) Sync(remote string, attempts int) (*tasksync.Result, error) {
 
 // SyncConflictAnswer is the answer of a Sync whose error is
 // sync_conflict; nil for any other error.
-func SyncConflictAnswer(res *tasksync.Result, err error) *contract.SyncConflictAnswer {
+func SyncConflictAnswer(res *contract.SyncResult, err error) *contract.SyncConflictAnswer {
 	if errcode.Of(err) != tasksync.SyncConflict {
 		return nil
 	}
 	e := errcode.As(err)
-	return &contract.SyncConflictAnswer{Error: e.Code, Message: e.Message, Result: res}
+	return &contract.SyncConflictAnswer{Error: e.Code, Message: e.Message, SyncResult: res}
 }

@@ -29,12 +29,10 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/feed"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hashline"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/tasksync"
 )
 
 // Draft is the JSON Schema dialect of every schema here.
@@ -71,34 +69,6 @@ type getAnswer struct {
 // updateAnswer is task-update's answer.
 type updateAnswer struct {
 	Task task.Task `json:"task"`
-}
-
-// syncAnswer is task-sync's answer (tasksync.Result; kept and lost are
-// any JSON value, set in syncConflicts).
-type syncAnswer struct {
-	Pulled    int            `json:"pulled" jsonschema:"Store files (records and plans) this sync changed or removed here."`
-	Pushed    int            `json:"pushed" jsonschema:"Files the push changed on the remote's branch."`
-	Merged    int            `json:"merged" jsonschema:"Files changed on both sides and merged three ways."`
-	Conflicts []syncConflict `json:"conflicts" jsonschema:"Every decision a merge rule took (docs/sync.md)."`
-}
-
-// syncConflict is one decision (tasksync.Conflict).
-type syncConflict struct {
-	ID    string `json:"id" jsonschema:"The task (T-…), or the plan's name for field plan."`
-	Field string `json:"field" jsonschema:"status, blockedBy, metadata.KEY, plan, a field name, or record."`
-	Rule  string `json:"rule" jsonschema:"The rule that decided."`
-	Saved string `json:"saved,omitzero" jsonschema:"unmergeable: where the remote version was saved."`
-}
-
-// syncBudgetAnswer is sync_conflict: the push budget ran out (exit 1);
-// nothing was lost, and the rounds that ran are reported.
-type syncBudgetAnswer struct {
-	Error     errcode.Code   `json:"error"`
-	Message   string         `json:"message"`
-	Pulled    int            `json:"pulled"`
-	Pushed    int            `json:"pushed"`
-	Merged    int            `json:"merged"`
-	Conflicts []syncConflict `json:"conflicts"`
 }
 
 // syncSetupAnswer is task-sync setup's answer.
@@ -313,10 +283,10 @@ func documents() map[string]Doc {
 		"task-claim": {Input: mustFor[claimInput](true),
 			Output: answer("task-claim's answer (task null: nothing is ready), or the error envelope (claim_conflict, task_blocked, task_not_claimable, …).", mustFor[getAnswer](false))},
 		"task-sync": {Output: answer("task-sync's answer (a sync reads no stdin), sync_conflict when the push budget ran out (exit 1, nothing lost, with the rounds' counts and decisions), or the error envelope (git_failed, task_lock_unavailable, …).",
-			syncConflicts(mustFor[syncAnswer](false)), syncConflicts(mustFor[syncBudgetAnswer](false)))},
+			syncConflicts(mustFor[contract.SyncResult](false)), syncConflicts(mustFor[contract.SyncConflictAnswer](false)))},
 		"task-sync-export": {Output: &jsonschema.Schema{Description: "One line of task-sync export's JSON Lines (records by id, then plans by name); a usage error prints the error envelope instead.", AnyOf: []*jsonschema.Schema{mustFor[syncLine](false)}}},
 		"task-sync-import": {Input: mustFor[syncLine](true),
-			Output: answer("task-sync import's answer (the input is JSON Lines, each line as in the input schema), or the error envelope (validation_error naming the line, import_conflict, …: nothing written).", mustFor[tasksync.ImportResult](false))},
+			Output: answer("task-sync import's answer (the input is JSON Lines, each line as in the input schema), or the error envelope (validation_error naming the line, import_conflict, …: nothing written).", mustFor[contract.SyncImportResult](false))},
 		"task-sync-setup": {Output: answer("task-sync setup's answer, or the error envelope.", mustFor[syncSetupAnswer](false))},
 		"task-feed":       {Output: feedLine()},
 		"task-doctor": {Input: mustFor[doctorInput](true),
@@ -324,7 +294,7 @@ func documents() map[string]Doc {
 		"where": {Output: answer("--where's answer (every task binary, and plan --where SUBCOMMAND): what the command would use and why; nothing is read or written.", mustFor[ops.WhereAnswer](false))},
 		"matrixx-hook": {Input: hookInput(),
 			Output: answer("matrixx-hook's answer: a PreToolUse denial, a Stop/SubagentStop block, added context (SessionStart), or the error envelope of a usage error; no output at all means no opinion.",
-				mustFor[hook.PreToolUseAnswer](false), mustFor[hook.StopAnswer](false), mustFor[hook.ContextAnswer](false), mustFor[hook.PostToolUseAnswer](false))},
+				mustFor[contract.PreToolUseAnswer](false), mustFor[contract.StopAnswer](false), mustFor[contract.ContextAnswer](false), mustFor[contract.PostToolUseAnswer](false))},
 		"plan-create": {Output: answer("plan create's answer, or the error envelope.", mustFor[plan.Created](false))},
 		"plan-read":   {Output: answer("plan read --json's answer, or the error envelope.", mustFor[contract.PlanReadAnswer](false))},
 		"plan-update": {Input: mustFor[planUpdateInput](true),

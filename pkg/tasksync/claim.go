@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
@@ -42,11 +43,11 @@ type ClaimFunc func(l *lock.Lock) (*task.Task, error)
 // runs out. The task is nil (and nothing pushed) when nothing is ready.
 // Errors: those of claim, sync_conflict when the push budget runs out,
 // git_failed, task_lock_unavailable.
-func RemoteClaim(o Options, id string, claimFn ClaimFunc) (*task.Task, *Result, error) {
+func RemoteClaim(o Options, id string, claimFn ClaimFunc) (*task.Task, *contract.SyncResult, error) {
 	if claimFn == nil {
 		return nil, nil, errcode.New(errcode.InternalError, "RemoteClaim needs the store's claim")
 	}
-	res := &Result{Conflicts: []Conflict{}}
+	res := &contract.SyncResult{Conflicts: []contract.SyncConflict{}}
 	var mine jsontext.Value // the claim we wrote, to recognise it after merges
 	var out *task.Task
 	took := "" // the task we claimed

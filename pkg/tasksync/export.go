@@ -15,6 +15,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
@@ -109,15 +110,6 @@ func readWithMtime(path string, max int64) ([]byte, int64, error) {
 	return data, st.Mtim.Sec*1000 + st.Mtim.Nsec/1e6, nil
 }
 
-// ImportResult is task-sync import's answer:
-// {"created":n,"updated":n,"unchanged":n,"skipped":[ids and plan names…]}.
-type ImportResult struct {
-	Created   int      `json:"created"`
-	Updated   int      `json:"updated"`
-	Unchanged int      `json:"unchanged"`
-	Skipped   []string `json:"skipped"`
-}
-
 // Import reads JSON Lines (Line) from r and writes them into the store
 // under its lock. A record or plan the store lacks is created; one it
 // holds with the same content is unchanged; one it holds with other
@@ -130,9 +122,9 @@ type ImportResult struct {
 //
 // Only o.TasksDir, o.PlansDir, o.Lock and the recorders are used: every
 // write is recorded in the integrity ledgers (Options.TasksRecord).
-func Import(o Options, r io.Reader, onConflict string) (*ImportResult, error) {
+func Import(o Options, r io.Reader, onConflict string) (*contract.SyncImportResult, error) {
 	tasksDir, plansDir, lockOpt := o.TasksDir, o.PlansDir, o.Lock
-	res := &ImportResult{Skipped: []string{}}
+	res := &contract.SyncImportResult{Skipped: []string{}}
 	type item struct {
 		path  string
 		data  []byte

@@ -6,41 +6,10 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
-
-// Conflict reports one decision a merge took for the user, in the sync
-// answer's "conflicts" list (docs/sync.md):
-//
-//	{"id":"T-…","field":"status","kept":"completed","lost":"in_progress","rule":"status_order"}
-//
-// field is the record field ("subject", "metadata.KEY", "blockedBy"), or
-// "plan" with the plan's name in id for plan text. kept and lost are the
-// values as JSON (strings for plain values). rule is one of:
-//
-//   - status_order: both sides changed status; the later one in
-//     pending < in_progress < completed < deleted was kept;
-//   - first_push: both sides changed the same field to different values;
-//     the value already on the remote ref (pushed first) was kept;
-//   - claim_ended: the merged status is not in_progress, so the claim in
-//     metadata.claim was dropped (a claim lives only while in progress);
-//   - cycle: an edge added on this machine would have closed a dependency
-//     cycle with the remote's edges and was dropped (lost names the
-//     blocker);
-//   - removed_vs_changed: one side removed the file (cleanup) and the other
-//     changed it: the changed record was kept;
-//   - unmergeable: a side is not a valid record; the local file was kept
-//     and the remote version saved under .matrixx/state/sync/ (task-doctor
-//     reports the file).
-type Conflict struct {
-	ID    string         `json:"id"`
-	Field string         `json:"field"`
-	Kept  jsontext.Value `json:"kept,omitempty"`
-	Lost  jsontext.Value `json:"lost,omitempty"`
-	Rule  string         `json:"rule"`
-	Saved string         `json:"saved,omitempty"`
-}
 
 // statusRank orders statuses for status_order: a status further along the
 // lifecycle wins when both sides changed it.
@@ -74,7 +43,7 @@ func statusRank(s task.Status) int {
 // (status_order); a merged status other than in_progress drops
 // metadata.claim (claim_ended); threadID, the last writer's session, keeps
 // theirs without a report.
-func MergeTask(base, ours, theirs []byte) ([]byte, []Conflict, error) {
+func MergeTask(base, ours, theirs []byte) ([]byte, []contract.SyncConflict, error) {
 	o, err := task.DecodeRecord(ours)
 	if err != nil {
 		return nil, nil, errcode.Wrap(errcode.TaskCorrupt, err, "the local version is not a valid record")
@@ -103,8 +72,8 @@ func MergeTask(base, ours, theirs []byte) ([]byte, []Conflict, error) {
 	return out, conflicts, nil
 }
 
-func mergeRecords(b, o, t *task.Task) (*task.Task, []Conflict) {
-	var cs []Conflict
+func mergeRecords(b, o, t *task.Task) (*task.Task, []contract.SyncConflict) {
+	var cs []contract.SyncConflict
 	id := o.ID
 	if b == nil {
 		b = &task.Task{ID: id}
@@ -125,7 +94,7 @@ func mergeRecords(b, o, t *task.Task) (*task.Task, []Conflict) {
 			rule = "status_order"
 		}
 		if field != "threadID" {
-			cs = append(cs, Conflict{ID: id, Field: field, Kept: jsonString(kept), Lost: jsonString(lost), Rule: rule})
+			cs = append(cs, contract.SyncConflict{ID: id, Field: field, Kept: jsonString(kept), Lost: jsonString(lost), Rule: rule})
 		}
 		return kept
 	}
@@ -150,7 +119,7 @@ func mergeRecords(b, o, t *task.Task) (*task.Task, []Conflict) {
 	m.Metadata = mergeMetadata(id, b.Metadata, o.Metadata, t.Metadata, &cs)
 	if m.Status != task.InProgress {
 		if raw, ok := m.Metadata[claimKey]; ok && (hasKeyDiff(o.Metadata, t.Metadata, claimKey) || o.Status != t.Status) {
-			cs = append(cs, Conflict{ID: id, Field: "metadata." + claimKey, Lost: compact(raw), Rule: "claim_ended"})
+			cs = append(cs, contract.SyncConflict{ID: id, Field: "metadata." + claimKey, Lost: compact(raw), Rule: "claim_ended"})
 			delete(m.Metadata, claimKey)
 			if len(m.Metadata) == 0 {
 				m.Metadata = nil
@@ -201,7 +170,7 @@ func mergeSet(b, o, t []string) []string {
 
 // mergeMetadata merges metadata key by key (values compared as compact
 // JSON).
-func mergeMetadata(id string, b, o, t task.Metadata, cs *[]Conflict) task.Metadata {
+func mergeMetadata(id string, b, o, t task.Metadata, cs *[]contract.SyncConflict) task.Metadata {
 	keys := map[string]bool{}
 	for _, m := range []task.Metadata{b, o, t} {
 		for k := range m {
@@ -232,7 +201,7 @@ func mergeMetadata(id string, b, o, t task.Metadata, cs *[]Conflict) task.Metada
 			v, ok = ov, ook
 		default:
 			v, ok = tv, tok
-			c := Conflict{ID: id, Field: "metadata." + k, Rule: "first_push"}
+			c := contract.SyncConflict{ID: id, Field: "metadata." + k, Rule: "first_push"}
 			if tok {
 				c.Kept = compact(tv)
 			}

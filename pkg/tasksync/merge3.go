@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
@@ -13,7 +14,7 @@ import (
 // merge3 merges the remote tree into the local one against their base,
 // file by file, then resolves dependency cycles the union of edges closed.
 // New contents go to contents; the answer is the merged listing.
-func (r *repo) merge3(o *Options, res *Result, base, ours, theirs files, local map[string][]byte, contents map[string][]byte) (files, error) {
+func (r *repo) merge3(o *Options, res *contract.SyncResult, base, ours, theirs files, local map[string][]byte, contents map[string][]byte) (files, error) {
 	out := files{}
 	paths := map[string]bool{}
 	for _, f := range []files{base, ours, theirs} {
@@ -58,7 +59,7 @@ func (r *repo) merge3(o *Options, res *Result, base, ours, theirs files, local m
 		if ob == "" || tb == "" {
 			keep := ob + tb
 			out[p] = keep
-			c := Conflict{ID: id, Field: "file", Rule: "removed_vs_changed"}
+			c := contract.SyncConflict{ID: id, Field: "file", Rule: "removed_vs_changed"}
 			res.Conflicts = append(res.Conflicts, c)
 			continue
 		}
@@ -76,7 +77,7 @@ func (r *repo) merge3(o *Options, res *Result, base, ours, theirs files, local m
 			return nil, err
 		}
 		var merged []byte
-		var cs []Conflict
+		var cs []contract.SyncConflict
 		if strings.HasPrefix(p, "plans/") {
 			merged, cs, err = MergePlan(id, bd, od, td, r.scratchDir())
 			if err != nil {
@@ -87,7 +88,7 @@ func (r *repo) merge3(o *Options, res *Result, base, ours, theirs files, local m
 			if errcode.Of(err) == errcode.TaskCorrupt {
 				out[p] = ob
 				saved := r.saveRemote(o, p, tb, td)
-				res.Conflicts = append(res.Conflicts, Conflict{ID: id, Field: "file", Rule: "unmergeable", Saved: saved})
+				res.Conflicts = append(res.Conflicts, contract.SyncConflict{ID: id, Field: "file", Rule: "unmergeable", Saved: saved})
 				continue
 			}
 			if err != nil {
@@ -146,7 +147,7 @@ func edgesOf(t *task.Task) []edge { return task.EdgesOf(t.ID, t.BlockedBy, t.Blo
 // records that the remote lacks is added in order (by the blocked task's
 // id, then the blocker's), and one that would close a cycle is removed from
 // both records that carry it.
-func (r *repo) breakCycles(res *Result, ours, theirs, merged files, local map[string][]byte, contents map[string][]byte, read func(string, string) ([]byte, error)) error {
+func (r *repo) breakCycles(res *contract.SyncResult, ours, theirs, merged files, local map[string][]byte, contents map[string][]byte, read func(string, string) ([]byte, error)) error {
 	// Only records whose merged content differs from the remote's can
 	// bring new edges.
 	var changed []string
@@ -258,7 +259,7 @@ func (r *repo) breakCycles(res *Result, ours, theirs, merged files, local map[st
 				touched[f.ID] = true
 			}
 		}
-		res.Conflicts = append(res.Conflicts, Conflict{ID: e.To, Field: "blockedBy", Lost: jsonString(e.From), Rule: "cycle"})
+		res.Conflicts = append(res.Conflicts, contract.SyncConflict{ID: e.To, Field: "blockedBy", Lost: jsonString(e.From), Rule: "cycle"})
 	}
 	for id := range touched {
 		data, err := task.Encode(recs[id])

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 )
 
@@ -23,7 +24,7 @@ const markerSize = 41
 // both sides keeps theirs (first_push); otherwise theirs' hunk is kept whole
 // and ours' hunk is reported as lost (first_push). Anchors are recomputed on
 // read, so nothing else needs fixing. tmp is a scratch directory.
-func MergePlan(name string, base, ours, theirs []byte, tmp string) ([]byte, []Conflict, error) {
+func MergePlan(name string, base, ours, theirs []byte, tmp string) ([]byte, []contract.SyncConflict, error) {
 	d, err := os.MkdirTemp(tmp, "plan-")
 	if err != nil {
 		return nil, nil, errcode.Wrap(errcode.InternalError, err, "merging plan %s", name)
@@ -50,14 +51,14 @@ func MergePlan(name string, base, ours, theirs []byte, tmp string) ([]byte, []Co
 }
 
 // resolveHunks resolves the diff3 conflict hunks of git merge-file's output.
-func resolveHunks(name string, text []byte) ([]byte, []Conflict, error) {
+func resolveHunks(name string, text []byte) ([]byte, []contract.SyncConflict, error) {
 	m := strings.Repeat("<", markerSize)
 	bm := strings.Repeat("|", markerSize)
 	sep := strings.Repeat("=", markerSize)
 	em := strings.Repeat(">", markerSize)
 	lines := strings.SplitAfter(string(text), "\n")
 	var out strings.Builder
-	var cs []Conflict
+	var cs []contract.SyncConflict
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		if !strings.HasPrefix(l, m+" ") && strings.TrimRight(l, "\n") != m {
@@ -104,7 +105,7 @@ func resolveHunks(name string, text []byte) ([]byte, []Conflict, error) {
 					out.WriteString(t[k])
 				default:
 					out.WriteString(t[k])
-					cs = append(cs, Conflict{ID: name, Field: "plan", Kept: jsonString(strings.TrimRight(t[k], "\n")), Lost: jsonString(strings.TrimRight(o[k], "\n")), Rule: "first_push"})
+					cs = append(cs, contract.SyncConflict{ID: name, Field: "plan", Kept: jsonString(strings.TrimRight(t[k], "\n")), Lost: jsonString(strings.TrimRight(o[k], "\n")), Rule: "first_push"})
 				}
 			}
 			continue
@@ -112,7 +113,7 @@ func resolveHunks(name string, text []byte) ([]byte, []Conflict, error) {
 		for _, s := range t {
 			out.WriteString(s)
 		}
-		cs = append(cs, Conflict{ID: name, Field: "plan", Kept: jsonString(strings.Join(t, "")), Lost: jsonString(strings.Join(o, "")), Rule: "first_push"})
+		cs = append(cs, contract.SyncConflict{ID: name, Field: "plan", Kept: jsonString(strings.Join(t, "")), Lost: jsonString(strings.Join(o, "")), Rule: "first_push"})
 	}
 	return []byte(out.String()), cs, nil
 }

@@ -9,18 +9,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
-
-// Refusal is a file of the remote's branch that the sync refused to bring
-// into the store: {"path":"tasks/T-….json","reason":"…"}.
-type Refusal struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-}
 
 // remoteFiles lists the store files of the remote's tree rtree and checks
 // every one that would come into the store (its blob differs from the
@@ -33,8 +27,8 @@ type Refusal struct {
 // is taken out of the listing: it is replaced by the local tree's version,
 // or left out when the local tree has none, so nothing of it is written
 // and local work stays. The refusals are returned, sorted by path.
-func (r *repo) remoteFiles(rtree string, local, base files) (files, []Refusal, error) {
-	var refused []Refusal
+func (r *repo) remoteFiles(rtree string, local, base files) (files, []contract.SyncRefusal, error) {
+	var refused []contract.SyncRefusal
 	rfiles, err := r.treeModes(rtree, func(p, mode string) {
 		what := "not a regular file"
 		switch mode {
@@ -45,7 +39,7 @@ func (r *repo) remoteFiles(rtree string, local, base files) (files, []Refusal, e
 		case "40000":
 			what = "a directory"
 		}
-		refused = append(refused, Refusal{Path: p, Reason: fmt.Sprintf("%s on the branch (mode %s), not a regular file", what, mode)})
+		refused = append(refused, contract.SyncRefusal{Path: p, Reason: fmt.Sprintf("%s on the branch (mode %s), not a regular file", what, mode)})
 	})
 	if err != nil {
 		return nil, nil, err
@@ -64,7 +58,7 @@ func (r *repo) remoteFiles(rtree string, local, base files) (files, []Refusal, e
 		}
 		for _, p := range check {
 			if reason := r.checkRemote(p, rfiles[p], sizes[rfiles[p]]); reason != "" {
-				refused = append(refused, Refusal{Path: p, Reason: shorten(reason)})
+				refused = append(refused, contract.SyncRefusal{Path: p, Reason: shorten(reason)})
 			}
 		}
 	}
@@ -75,7 +69,7 @@ func (r *repo) remoteFiles(rtree string, local, base files) (files, []Refusal, e
 			delete(rfiles, f.Path)
 		}
 	}
-	slices.SortFunc(refused, func(a, b Refusal) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(refused, func(a, b contract.SyncRefusal) int { return strings.Compare(a.Path, b.Path) })
 	return rfiles, refused, nil
 }
 

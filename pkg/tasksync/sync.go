@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
@@ -64,23 +65,6 @@ type Options struct {
 	TasksRecord, PlansRecord *integrity.Recorder
 }
 
-// Result is task-sync's answer: {"pulled":n,"pushed":n,"merged":n,"conflicts":[…]}.
-// pulled counts the store files (records and plans) the sync changed or
-// removed locally, pushed the files the push changed on the remote ref,
-// merged the files changed on both sides and merged three ways; conflicts
-// lists every decision a rule took (Conflict).
-type Result struct {
-	Pulled    int        `json:"pulled"`
-	Pushed    int        `json:"pushed"`
-	Merged    int        `json:"merged"`
-	Conflicts []Conflict `json:"conflicts"`
-	// Refused lists the remote's files that were not brought into the
-	// store (remoteFiles); absent when there are none.
-	Refused []Refusal `json:"refused,omitempty"`
-	// Tip is the commit the local ref ended on (not part of the answer).
-	Tip string `json:"-"`
-}
-
 func (o *Options) remote() string {
 	if o.Remote == "" {
 		return "origin"
@@ -103,10 +87,10 @@ func (o *Options) logf(format string, args ...any) {
 // Sync fetches the remote's ref, merges it into the local store, commits
 // and pushes, retrying a rejected push up to the budget (docs/sync.md).
 // Errors: sync_conflict when the budget runs out (nothing lost; the
-// Result still holds what the rounds did and decided, which the answer
+// contract.SyncResult still holds what the rounds did and decided, which the answer
 // carries), git_failed, task_lock_unavailable, internal_error.
-func Sync(o Options) (*Result, error) {
-	res := &Result{Conflicts: []Conflict{}}
+func Sync(o Options) (*contract.SyncResult, error) {
+	res := &contract.SyncResult{Conflicts: []contract.SyncConflict{}}
 	err := withRepo(o, func(r *repo) error { return syncLoop(r, &o, res, nil) })
 	return res, err
 }
@@ -127,7 +111,7 @@ func withRepo(o Options, fn func(r *repo) error) error {
 // locks after each merge and reports whether it wrote to the store, which
 // is then committed before the push (RemoteClaim makes or verifies its
 // claim there).
-func syncLoop(r *repo, o *Options, res *Result, check func(tl *lock.Lock) (bool, error)) error {
+func syncLoop(r *repo, o *Options, res *contract.SyncResult, check func(tl *lock.Lock) (bool, error)) error {
 	attempts := o.Attempts
 	if attempts <= 0 {
 		attempts = DefaultAttempts
@@ -225,7 +209,7 @@ func countDiff(a, b files) int {
 // step commits the local store on the local ref, merges the remote tip
 // into it and writes the result into the store, all under the store's and
 // the plans' locks. It returns the new local tip and its tree.
-func (r *repo) step(o *Options, res *Result, rtip string, check func(tl *lock.Lock) (bool, error)) (string, string, error) {
+func (r *repo) step(o *Options, res *contract.SyncResult, rtip string, check func(tl *lock.Lock) (bool, error)) (string, string, error) {
 	// The directories' mtimes right before .lock is created (the kernel
 	// lock already held) say whether anything changed since the snapshot
 	// taken during the fetch (preSnapshot).
@@ -356,7 +340,7 @@ func (r *repo) commitLocal(o *Options) (*local, error) {
 	return l, nil
 }
 
-func (r *repo) stepLocked(o *Options, res *Result, rtip string, tl, pl *lock.Lock, check func(tl *lock.Lock) (bool, error)) (string, string, error) {
+func (r *repo) stepLocked(o *Options, res *contract.SyncResult, rtip string, tl, pl *lock.Lock, check func(tl *lock.Lock) (bool, error)) (string, string, error) {
 	tip, tree, err := r.mergeLocked(o, res, rtip, tl, pl)
 	if err != nil || check == nil {
 		return tip, tree, err
@@ -373,7 +357,7 @@ func (r *repo) stepLocked(o *Options, res *Result, rtip string, tl, pl *lock.Loc
 	return l.tip, l.tree, nil
 }
 
-func (r *repo) mergeLocked(o *Options, res *Result, rtip string, tl, pl *lock.Lock) (string, string, error) {
+func (r *repo) mergeLocked(o *Options, res *contract.SyncResult, rtip string, tl, pl *lock.Lock) (string, string, error) {
 	l, err := r.commitLocal(o)
 	if err != nil {
 		return "", "", err
