@@ -13,6 +13,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/feed"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -38,6 +39,19 @@ type Card struct {
 	Plan string `json:"plan,omitempty"`
 	// LeaseEnds is the claim's expiry (RFC 3339) of an in_progress task.
 	LeaseEnds string `json:"leaseEnds,omitempty"`
+	// Worktree and Branch are the checkout an in_progress task's claim
+	// was made in (the worktree's top directory; "" outside git).
+	Worktree string `json:"worktree,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+	// Leases are an in_progress task's claim's path leases (globs relative
+	// to the checkout's top); Paths the paths another task declares it
+	// will touch (metadata.paths), leased when it is claimed.
+	Leases []string `json:"leases,omitempty"`
+	Paths  []string `json:"paths,omitempty"`
+	// Overlaps are the other in_progress tasks whose live leases overlap
+	// this one's (task-claim refuses such a lease; one can still come
+	// from another machine through task-sync, or an expired claim).
+	Overlaps []string `json:"overlaps,omitempty"`
 	// Version names the record's content: actions send it back and are
 	// refused (409) when the task changed since.
 	Version string `json:"v"`
@@ -101,6 +115,8 @@ type model struct {
 	handles  map[string]string
 	plans    []PlanInfo
 	seq      uint64
+	// overlaps are the in_progress tasks whose live leases overlap, by id.
+	overlaps map[string][]string
 }
 
 // rebuild makes every card from the feed's state (the first step, or a
@@ -108,6 +124,7 @@ type model struct {
 func (m *model) rebuild(tasks map[string]*task.Task, classes map[string]feed.Class) {
 	m.tasks, m.classes = tasks, classes
 	m.index()
+	m.overlaps = leaseOverlaps(tasks, time.Now())
 	m.cards = make(map[string]*Card, len(tasks))
 	for id := range tasks {
 		m.cards[id] = m.card(id)
@@ -171,6 +188,15 @@ func (m *model) apply(tasks map[string]*task.Task, classes map[string]feed.Class
 	for id, h := range m.handles {
 		if reindex && oldHandles[id] != h {
 			touched[id] = true
+		}
+	}
+	oldOverlaps := m.overlaps
+	m.overlaps = leaseOverlaps(tasks, time.Now())
+	for _, ov := range []map[string][]string{oldOverlaps, m.overlaps} {
+		for id := range ov {
+			if !slices.Equal(oldOverlaps[id], m.overlaps[id]) {
+				touched[id] = true
+			}
 		}
 	}
 	for id := range touched {
@@ -240,10 +266,73 @@ func (m *model) card(id string) *Card {
 				if exp, ok := cl.Expiry(); ok {
 					c.LeaseEnds = exp.UTC().Format(time.RFC3339)
 				}
+				c.Worktree, c.Branch, c.Leases = cl.Worktree, cl.Branch, cl.Paths
+			}
+		}
+		c.Overlaps = m.overlaps[id]
+	} else if t.Status == task.Pending {
+		c.Paths = declaredPaths(t)
+	}
+	return c
+}
+
+// declaredPaths reads metadata.paths (an array of strings; anything else
+// is none).
+func declaredPaths(t *task.Task) []string {
+	v, ok := t.Metadata[store.PathsKey]
+	if !ok {
+		return nil
+	}
+	var out []string
+	if json.Unmarshal(v, &out) != nil {
+		return nil
+	}
+	return out
+}
+
+// leaseOverlaps pairs the in_progress tasks whose live path leases
+// overlap (claim.Overlap), each list in id order. Only tasks holding
+// leases are compared: a handful in practice, so the pairwise look is
+// cheap.
+func leaseOverlaps(tasks map[string]*task.Task, now time.Time) map[string][]string {
+	type held struct {
+		id    string
+		paths []string
+	}
+	var hs []held
+	for id, t := range tasks {
+		if t.Status != task.InProgress {
+			continue
+		}
+		if _, ok := t.Metadata[claim.Key]; !ok {
+			continue
+		}
+		if cl := claim.Of(t); cl != nil && len(cl.Paths) > 0 && !cl.Expired(now) {
+			hs = append(hs, held{id, cl.Paths})
+		}
+	}
+	slices.SortFunc(hs, func(a, b held) int { return cmpString(a.id, b.id) })
+	out := map[string][]string{}
+	for i := range hs {
+		for j := i + 1; j < len(hs); j++ {
+			if globsOverlap(hs[i].paths, hs[j].paths) {
+				out[hs[i].id] = append(out[hs[i].id], hs[j].id)
+				out[hs[j].id] = append(out[hs[j].id], hs[i].id)
 			}
 		}
 	}
-	return c
+	return out
+}
+
+func globsOverlap(a, b []string) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if claim.Overlap(x, y) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // snapshot is the page's whole state (the first message of each stream,

@@ -317,6 +317,9 @@ func TestBoardActions(t *testing.T) {
 	blocker := p.create("--subject", "blocker")
 	leased := p.create("--subject", "api work", "--paths", "src/api/**")
 	b := p.startBoard()
+	if c := b.card(t, leased); fmt.Sprint(c["paths"]) != "[src/api/**]" {
+		t.Fatalf("a pending card does not show the paths it will touch: %v", c)
+	}
 	post := func(body string) (int, map[string]any) {
 		code, _, doc := b.request(t, "POST", "/api/action", body, b.auth(nil))
 		return code, doc
@@ -415,6 +418,14 @@ func TestBoardActions(t *testing.T) {
 	cl, _ := p.get(leased)["metadata"].(map[string]any)["claim"].(map[string]any)
 	if cl["owner"] != "pat" || cl["branch"] != "feature" || cl["worktree"] != p.root || fmt.Sprint(cl["paths"]) != "[src/api/**]" {
 		t.Fatalf("the claim on disk does not say where it was made or what it leases: %v", cl)
+	}
+	// Its card says what the agent holds: where it claimed and which paths.
+	hc := b.waitCard(t, leased, func(c map[string]any) bool { return c["state"] == "in_progress" })
+	if hc["owner"] != "pat" || hc["branch"] != "feature" || hc["worktree"] != p.root || fmt.Sprint(hc["leases"]) != "[src/api/**]" || hc["leaseEnds"] == nil || hc["paths"] != nil {
+		t.Fatalf("the in-progress card does not show the claim: %v", hc)
+	}
+	if pc := b.card(t, a); pc["leases"] != nil {
+		t.Fatalf("a card without a claim shows leases: %v", pc)
 	}
 	if hist := string(p.run("task-get", leased, "--history")); !strings.Contains(hist, `"command":"matrixx board"`) {
 		t.Fatalf("the history does not name the board: %s", hist)

@@ -63,7 +63,7 @@ const subjects = page => page.$$eval('.card .subj', els => els.map(e => e.textCo
     res.domNodes = m.Nodes;
 
     // 2. A task created by task-create appears without a reload.
-    const made = JSON.parse(run('task-create', '--subject', 'Made by task-create', '--priority', 'high')).tasks[0].id;
+    const made = JSON.parse(run('task-create', '--subject', 'Made by task-create', '--priority', 'high', '--paths', 'src/api/**')).tasks[0].id;
     const t0 = Date.now();
     await page.waitForFunction(() => [...document.querySelectorAll('.card .subj')].some(e => e.textContent === 'Made by task-create'), { timeout: 20000, polling: 'raf' });
     res.writeToPageMs = Date.now() - t0;
@@ -71,15 +71,33 @@ const subjects = page => page.$$eval('.card .subj', els => els.map(e => e.textCo
     res.renderMs = Math.round(await page.evaluate(() => window.__renderMs));
     check(res.writeToPageMs <= LIVE_LIMIT_MS, `the new task took ${res.writeToPageMs}ms to appear (limit ${LIVE_LIMIT_MS}ms)`);
 
-    // 3. A claim from the page lands on disk.
+    // Before a claim, the card says which paths the task will touch.
+    const touches = await page.$eval(`.card[data-id="${made}"] .paths`, e => e.textContent).catch(() => '');
+    check(touches === 'touches src/api/**', 'the card does not show the declared paths: ' + touches);
+
+    // 3. A claim from the page lands on disk, through task-claim's
+    // operation: owner, lease, the branch it was made on, the paths leased.
     const card = await page.$(`.card[data-id="${made}"]`);
     check(card, 'no card for the new task');
     const claimBtn = await card.$('button[data-act=claim]');
     check(claimBtn, 'the ready card has no Claim button');
     await claimBtn.click();
     const claimed = await until('the claim on disk', () => { const t = getTask(made); return t.status === 'in_progress' && t.owner === 'pat' ? t : null; });
-    check(claimed.metadata && claimed.metadata.claim && claimed.metadata.claim.owner === 'pat', 'the claim has no metadata.claim');
+    const mc = claimed.metadata && claimed.metadata.claim;
+    check(mc && mc.owner === 'pat' && mc.expiresAt, 'the claim has no metadata.claim with a lease: ' + JSON.stringify(mc));
+    check(mc.branch === 'feature' && mc.worktree === env.BOARD_ROOT, 'the claim does not record its checkout: ' + JSON.stringify(mc));
+    check(JSON.stringify(mc.paths) === '["src/api/**"]', 'the claim does not lease the declared paths: ' + JSON.stringify(mc));
     await page.waitForFunction(id => { const c = document.querySelector(`.card[data-id="${id}"]`); return c && c.dataset.state === 'in_progress'; }, { timeout: 20000 }, made);
+    // What the agent holds is on its card: owner, lease left, branch, leases.
+    const held = await page.$eval(`.card[data-id="${made}"] .meta`, e => e.textContent);
+    for (const want of ['◐ pat', 'left', '⎇ feature', '🔒 src/api/**']) check(held.includes(want), `the in-progress card does not show "${want}": ${held}`);
+
+    // A lease that ended is marked expired on the card, without a reload.
+    const late = JSON.parse(run('task-list', '--ready')).tasks.find(t => t.subject === 'Task 4');
+    check(late, 'Task 4 is not ready');
+    run('task-claim', late.id, '--owner', 'bot-7', '--lease', '1s');
+    await until('the expired lease on the card', () => page.$eval(`.card[data-id="${late.id}"] .lease`, e => e.classList.contains('expired') && e.textContent).catch(() => null));
+    res.expiredShown = true;
 
     // 4. A stale page's action is refused: the page holds the old version of
     // a task that another program renamed meanwhile, and clicks Claim.

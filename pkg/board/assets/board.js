@@ -56,6 +56,14 @@ function leaseText(c) {
   const d = Date.parse(c.leaseEnds) - now();
   return d > 0 ? short(d) + ' left' : 'lease expired ' + short(d) + ' ago';
 }
+function listText(xs, n) { return xs.slice(0, n).join(', ') + (xs.length > n ? ` +${xs.length - n}` : ''); }
+// whereText is the checkout a claim was made in: its branch, and the
+// worktree's directory name when it is not the project's own.
+function whereText(c) {
+  const base = p => (p || '').replace(/\/+$/, '').split('/').pop();
+  const wt = c.worktree && c.worktree !== S.project ? base(c.worktree) : '';
+  return (c.branch || '(detached)') + (wt ? ' in ' + wt : '');
+}
 function handle(id) { const c = S.cards.get(id); return c ? c.h : id.slice(-4); }
 
 // ---- state from the server ----
@@ -215,10 +223,10 @@ function render() {
 
 // cachedCard is c's element, drawn again only when something it shows
 // changed: the record (v), its state, handle, blockers, subtasks, the
-// selection, the handles of other cards, or the lease's minute.
+// selection, the handles of other cards, or the lease's time left as shown.
 function cachedCard(c) {
-  const lease = c.state === 'in_progress' && c.leaseEnds ? Math.floor((Date.parse(c.leaseEnds) - now()) / 30000) : '';
-  const key = [c.v, c.h, c.state, (c.waits || []).join(), (c.kids || []).join(), S.selected === c.id, S.epoch, lease, S.me].join('|');
+  const lease = c.state === 'in_progress' ? leaseText(c) : '';
+  const key = [c.v, c.h, c.state, (c.waits || []).join(), (c.kids || []).join(), (c.overlaps || []).join(), S.selected === c.id, S.epoch, lease, S.me].join('|');
   const got = S.els.get(c.id);
   if (got && got.key === key) return got.el;
   const el = cardEl(c);
@@ -230,7 +238,13 @@ function cardEl(c) {
   const meta = [];
   if (c.priority) meta.push(h('span', { class: 'pri ' + c.priority }, c.priority));
   for (const l of c.labels || []) meta.push(h('span', { class: 'lab' }, l));
-  if (c.state === 'in_progress') meta.push(h('span', null, '◐ ' + (c.owner || 'someone') + ' · '), h('span', { class: c.leaseEnds && Date.parse(c.leaseEnds) <= now() ? 'expired' : '' }, leaseText(c)));
+  if (c.state === 'in_progress') {
+    meta.push(h('span', { class: 'owner' }, '◐ ' + (c.owner || 'someone') + ' · '), h('span', { class: 'lease' + (c.leaseEnds && Date.parse(c.leaseEnds) <= now() ? ' expired' : '') }, leaseText(c)));
+    if (c.branch || c.worktree) meta.push(h('span', { class: 'where', title: c.worktree || '' }, '⎇ ' + whereText(c)));
+    if ((c.leases || []).length) meta.push(h('span', { class: 'leases', title: 'path leases: other agents\' writes here are refused while the claim is live\n' + c.leases.join('\n') }, '🔒 ' + listText(c.leases, 2)));
+    if ((c.overlaps || []).length) meta.push(h('span', { class: 'overlaps' }, '⚠ leases overlap ' + c.overlaps.map(handle).join(', ')));
+  }
+  if (c.state !== 'in_progress' && (c.paths || []).length) meta.push(h('span', { class: 'paths dim', title: 'paths it will touch (metadata.paths), leased when it is claimed\n' + c.paths.join('\n') }, 'touches ' + listText(c.paths, 2)));
   if (c.state === 'blocked') meta.push(h('span', { class: 'waits' }, 'waits for ' + c.waits.slice(0, 3).map(handle).join(', ') + (c.waits.length > 3 ? ` +${c.waits.length - 3}` : '')));
   if (c.kids) {
     const bar = h('span', { class: 'bar' }, h('i'));
@@ -303,6 +317,7 @@ async function openDetail(id, refresh) {
     h('div', { class: 'dim' }, c.id),
     h('h2', null, c.subject),
     h('div', null, `${c.status.replace('_', ' ')}`, c.owner ? ` · ${c.owner}` : '', c.state === 'in_progress' ? ` · ${leaseText(c)}` : '', c.plan ? ` · plan ${c.plan}` : ''),
+    claimInfo(c),
     form,
     h('h3', null, 'Waits for'), (c.blockedBy || []).length ? h('ul', null, c.blockedBy.map(b => h('li', null, link(b), (c.waits || []).includes(b) ? '' : ' ✓', S.readOnly ? null : h('button', { class: 'x', title: 'remove this dependency', 'data-act': 'undepend', onclick: async () => { if (await act({ op: 'undepend', id, blocker: b })) toast(`${c.h} no longer waits for ${handle(b)}`); } }, '×')))) : h('div', { class: 'dim' }, 'nothing'),
     depForm,
@@ -313,6 +328,17 @@ async function openDetail(id, refresh) {
     h('h3', null, 'History'), historyList(d.history, id));
   aside.hidden = false;
   schedule();
+}
+// claimInfo is what an agent holds: where the claim was made and the
+// paths it leases (or, before a claim, the paths the task will touch).
+function claimInfo(c) {
+  const rows = [];
+  if (c.state === 'in_progress') {
+    if (c.branch || c.worktree) rows.push(h('div', { class: 'where' }, 'Claimed in ', h('b', null, c.branch || '(detached)'), c.worktree ? ` (${c.worktree})` : ''));
+    if ((c.leases || []).length) rows.push(h('div', null, 'Leases ', h('span', { class: 'leases' }, c.leases.join(', ')), c.leaseEnds && Date.parse(c.leaseEnds) <= now() ? ' (expired: no longer enforced)' : ''));
+    if ((c.overlaps || []).length) rows.push(h('div', { class: 'overlaps' }, '⚠ these leases overlap those of ', c.overlaps.map(x => h('a', { onclick: () => openDetail(x) }, handle(x) + ' ')), '(task-doctor reports it)'));
+  } else if ((c.paths || []).length) rows.push(h('div', { class: 'paths' }, 'Will touch ', c.paths.join(', '), ' (leased when claimed)'));
+  return rows.length ? h('div', { class: 'claim' }, rows) : null;
 }
 function historyList(hist, id) {
   if (hist && hist.length) {
@@ -406,7 +432,8 @@ function init() {
   $('#f-text').addEventListener('input', e => { clearTimeout(typing); typing = setTimeout(() => { S.f.text = e.target.value.trim(); resetLimits(); schedule(); }, 120); });
   for (const [sel, key] of [['#f-label', 'label'], ['#f-owner', 'owner'], ['#f-plan', 'plan']]) $(sel).addEventListener('change', e => { S.f[key] = e.target.value; resetLimits(); schedule(); });
   $('#f-done').addEventListener('change', e => { S.f.done = e.target.checked; schedule(); });
-  setInterval(() => { fillFilters(); schedule(); }, 30000); // lease countdowns; owners and labels gone
+  setInterval(schedule, 5000); // lease countdowns (only cards whose text changed are drawn again)
+  setInterval(fillFilters, 30000); // owners and labels no longer in use
   const data = document.getElementById('data');
   if (data) {
     // An export: the state is in the page, nothing is live.
