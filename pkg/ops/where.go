@@ -6,64 +6,11 @@ import (
 	"strings"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/config"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 )
-
-// WhereAnswer is what --where prints (docs/design.md): what the
-// command would use and why, like git rev-parse --show-toplevel and git
-// config --show-origin. Shape:
-//
-//	{"projectRoot":{"path","from"},
-//	 "store":{"dir","exists","from","listID"?,"listIDFrom"?},
-//	 "openCodeDir":{"path","from"},
-//	 "configFiles":[{"path","exists"}],
-//	 "settings":{"tasks.<key>":{"value","from"}},
-//	 "session":{"id","from"},
-//	 "env":{"NAME":"value",…}}
-//
-// "from" is a flag ("-C", "--session"), an environment variable's name,
-// the marker that made the root ("<root>/.git"), a config file and key, or
-// "default". The command does nothing else: no stdin is read, nothing is
-// written.
-type WhereAnswer struct {
-	ProjectRoot whereValue         `json:"projectRoot"`
-	Store       whereStore         `json:"store"`
-	OpenCodeDir whereValue         `json:"openCodeDir"`
-	ConfigFiles []whereFile        `json:"configFiles"`
-	Settings    map[string]whereKV `json:"settings"`
-	Session     whereSession       `json:"session"`
-	Env         map[string]string  `json:"env"`
-}
-
-type whereValue struct {
-	Path string `json:"path"`
-	From string `json:"from"`
-}
-
-type whereStore struct {
-	Dir        string `json:"dir"`
-	Exists     bool   `json:"exists"`
-	From       string `json:"from"`
-	ListID     string `json:"listID,omitempty"`
-	ListIDFrom string `json:"listIDFrom,omitempty"`
-}
-
-type whereFile struct {
-	Path   string `json:"path"`
-	Exists bool   `json:"exists"`
-}
-
-type whereKV struct {
-	Value any    `json:"value"`
-	From  string `json:"from"`
-}
-
-type whereSession struct {
-	ID   string `json:"id"`
-	From string `json:"from"`
-}
 
 // whereEnv are the environment variables that change what a binary uses.
 var whereEnv = []string{
@@ -75,7 +22,7 @@ var whereEnv = []string{
 // Where answers the --where flag: what a command in this Env would use
 // and why. It reads no stdin and writes nothing; config warnings go to
 // Stderr.
-func (o *Ops) Where() (*WhereAnswer, error) {
+func (o *Ops) Where() (*contract.WhereAnswer, error) {
 	env := o.env.Proc
 	root, rootFrom, err := project.RootSource(o.env.Dir, env)
 	if err != nil {
@@ -87,7 +34,7 @@ func (o *Ops) Where() (*WhereAnswer, error) {
 	if rootFrom == "" {
 		rootFrom = "the working directory: no .matrixx/ or .git in it or above it (a write creates a new store here)"
 	}
-	ans := &WhereAnswer{ProjectRoot: whereValue{root, rootFrom}, Settings: map[string]whereKV{}, Env: map[string]string{}}
+	ans := &contract.WhereAnswer{ProjectRoot: contract.WhereValue{Path: root, From: rootFrom}, Settings: map[string]contract.WhereSetting{}, Env: map[string]string{}}
 
 	ocDir := project.OpenCodeDir(env)
 	ocFrom := "default: ~/.config/opencode"
@@ -97,7 +44,7 @@ func (o *Ops) Where() (*WhereAnswer, error) {
 	case env.Getenv("XDG_CONFIG_HOME") != "" && filepath.IsAbs(env.Getenv("XDG_CONFIG_HOME")):
 		ocFrom = "XDG_CONFIG_HOME"
 	}
-	ans.OpenCodeDir = whereValue{ocDir, ocFrom}
+	ans.OpenCodeDir = contract.WhereValue{Path: ocDir, From: ocFrom}
 
 	for _, dir := range []string{filepath.Join(root, ".matrixx"), ocDir} {
 		if dir == "" {
@@ -106,7 +53,7 @@ func (o *Ops) Where() (*WhereAnswer, error) {
 		for _, name := range []string{config.FileName, "matrixx.json"} {
 			p := filepath.Join(dir, name)
 			_, err := os.Stat(p)
-			ans.ConfigFiles = append(ans.ConfigFiles, whereFile{p, err == nil})
+			ans.ConfigFiles = append(ans.ConfigFiles, contract.WhereFile{Path: p, Exists: err == nil})
 		}
 	}
 	cfg, err := config.Load(ocDir, root)
@@ -127,20 +74,20 @@ func (o *Ops) Where() (*WhereAnswer, error) {
 		if from == "" {
 			from = "default"
 		}
-		ans.Settings[k] = whereKV{v, from}
+		ans.Settings[k] = contract.WhereSetting{Value: v, From: from}
 	}
 	if len(cfg.DisabledHooks) > 0 {
-		ans.Settings["disabled_hooks"] = whereKV{cfg.DisabledHooks, "config files"}
+		ans.Settings["disabled_hooks"] = contract.WhereSetting{Value: cfg.DisabledHooks, From: "config files"}
 	}
 
 	envList := env.Getenv("ULTRAWORK_TASK_LIST_ID")
 	if v := project.TrimJS(envList); v != "" {
 		// The environment variable wins over the config key (store.Resolve):
 		// show the value in effect and where it comes from.
-		ans.Settings["tasks.task_list_id"] = whereKV{v, "ULTRAWORK_TASK_LIST_ID"}
+		ans.Settings["tasks.task_list_id"] = contract.WhereSetting{Value: v, From: "ULTRAWORK_TASK_LIST_ID"}
 	}
 	layout := store.Resolve(root, t, envList, ocDir)
-	ans.Store = whereStore{Dir: layout.Dir}
+	ans.Store = contract.WhereStore{Dir: layout.Dir}
 	if fi, err := os.Stat(layout.Dir); err == nil && fi.IsDir() {
 		ans.Store.Exists = true
 	}
@@ -165,7 +112,7 @@ func (o *Ops) Where() (*WhereAnswer, error) {
 	if from == "" {
 		from = "default: no --session, MATRIXX_SESSION_ID or CLAUDE_CODE_SESSION_ID"
 	}
-	ans.Session = whereSession{id, from}
+	ans.Session = contract.WhereSession{ID: id, From: from}
 	for _, k := range whereEnv {
 		if v := env.Getenv(k); v != "" {
 			ans.Env[k] = v

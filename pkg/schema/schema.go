@@ -29,7 +29,6 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/feed"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hashline"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
@@ -291,7 +290,7 @@ func documents() map[string]Doc {
 		"task-feed":       {Output: feedLine()},
 		"task-doctor": {Input: mustFor[doctorInput](true),
 			Output: answer("task-doctor's report (exit 1 when it found errors, or warnings under strict), or the error envelope.", mustFor[store.DoctorReport](false))},
-		"where": {Output: answer("--where's answer (every task binary, and plan --where SUBCOMMAND): what the command would use and why; nothing is read or written.", mustFor[ops.WhereAnswer](false))},
+		"where": {Output: answer("--where's answer (every task binary, and plan --where SUBCOMMAND): what the command would use and why; nothing is read or written.", mustFor[contract.WhereAnswer](false))},
 		"matrixx-hook": {Input: hookInput(),
 			Output: answer("matrixx-hook's answer: a PreToolUse denial, a Stop/SubagentStop block, added context (SessionStart), or the error envelope of a usage error; no output at all means no opinion.",
 				mustFor[contract.PreToolUseAnswer](false), mustFor[contract.StopAnswer](false), mustFor[contract.ContextAnswer](false), mustFor[contract.PostToolUseAnswer](false))},
