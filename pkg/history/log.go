@@ -117,7 +117,13 @@ func (l *Log) Record(e *Event, before []byte, old *task.Task) error {
 		if pre.Kind == Adopted {
 			pre.Command = e.Command
 		}
-		events = append(events, pre)
+		// A file whose bytes differ from the last event's but whose state
+		// the history already describes (task-sync wrote a record merged
+		// from two machines whose histories were merged too) has nothing
+		// unexplained: no external event.
+		if pre.Kind == Adopted || len(pre.Changes) > 0 {
+			events = append(events, pre)
+		}
 	}
 	events = append(events, e)
 	var feed []byte

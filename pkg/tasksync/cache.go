@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 )
@@ -208,7 +209,8 @@ func (r *repo) snapshot(o *Options, c *statCache) (files, map[string]statEntry, 
 	for _, d := range []struct {
 		dir, prefix string
 		max         int64
-	}{{o.TasksDir, "tasks/", store.MaxRecordBytes}, {o.PlansDir, "plans/", plan.MaxReadBytes}} {
+	}{{o.TasksDir, "tasks/", store.MaxRecordBytes}, {o.PlansDir, "plans/", plan.MaxReadBytes},
+		{o.areaDir("history/"), "history/", history.MaxFileBytes}} {
 		f, err := os.Open(d.dir)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
@@ -266,10 +268,7 @@ func keepStats(stats map[string]statEntry, now time.Time) map[string]statEntry {
 // restat refreshes the stat entries of paths (files the sync wrote).
 func restat(o *Options, stats map[string]statEntry, want files, paths []string) {
 	for _, p := range paths {
-		dir := o.TasksDir
-		if strings.HasPrefix(p, "plans/") {
-			dir = o.PlansDir
-		}
+		dir := o.areaDir(p)
 		var st syscall.Stat_t
 		if oid, ok := want[p]; ok && syscall.Lstat(filepath.Join(dir, filepath.Base(p)), &st) == nil {
 			stats[p] = statEntry{OID: oid, Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino}
@@ -425,7 +424,7 @@ func (r *repo) idleProbe(o *Options, text string) string {
 		names  []string // its valid entries, sorted, not yet matched
 	}
 	var ds []dir
-	for _, d := range [...]struct{ path, prefix, kind string }{{o.PlansDir, "plans/", "plans"}, {o.TasksDir, "tasks/", "tasks"}} {
+	for _, d := range [...]struct{ path, prefix, kind string }{{o.areaDir("history/"), "history/", "history"}, {o.PlansDir, "plans/", "plans"}, {o.TasksDir, "tasks/", "tasks"}} {
 		fh, err := os.Open(d.path)
 		if errors.Is(err, os.ErrNotExist) {
 			continue

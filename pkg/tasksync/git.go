@@ -265,7 +265,7 @@ func (r *repo) treeModes(oid string, odd func(path, mode string)) (files, error)
 		return nil, err
 	}
 	for _, e := range top {
-		if !e.dir || (e.name != "tasks" && e.name != "plans") {
+		if !e.dir || (e.name != "tasks" && e.name != "plans" && e.name != "history") {
 			continue
 		}
 		sub, err := r.readTree(e.oid)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -55,7 +56,27 @@ func (r *repo) merge3(o *Options, res *contract.SyncResult, base, ours, theirs f
 			}
 			continue
 		}
-		id := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(p), ".json"), ".md")
+		id := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(filepath.Base(p), history.Ext), ".json"), ".md")
+		if strings.HasPrefix(p, "history/") {
+			// A history merges as the union of its events: never a
+			// conflict (a side that lost the file keeps the other's).
+			od, err := read(ob, p)
+			if err != nil {
+				return nil, err
+			}
+			td, err := read(tb, p)
+			if err != nil {
+				return nil, err
+			}
+			merged, err := history.MergeFiles(id, od, td)
+			if err != nil {
+				return nil, errcode.Wrap(errcode.InternalError, err, "merging the history of %s", id)
+			}
+			oid := r.hashBlob(merged)
+			contents[p] = merged
+			out[p] = oid
+			continue
+		}
 		if ob == "" || tb == "" {
 			keep := ob + tb
 			out[p] = keep

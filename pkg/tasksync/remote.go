@@ -11,6 +11,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
@@ -110,8 +111,11 @@ func (r *repo) sizes(paths []string, fs files) (map[string]blobInfo, error) {
 // it) may not come into the store, or "" when it may.
 func (r *repo) checkRemote(p, oid string, info blobInfo) string {
 	limit := int64(store.MaxRecordBytes)
-	if strings.HasPrefix(p, "plans/") {
+	switch {
+	case strings.HasPrefix(p, "plans/"):
 		limit = plan.MaxBytes
+	case strings.HasPrefix(p, "history/"):
+		limit = history.MaxFileBytes
 	}
 	switch {
 	case info.typ == "":
@@ -124,6 +128,9 @@ func (r *repo) checkRemote(p, oid string, info blobInfo) string {
 	data, err := r.blob(oid)
 	if err != nil {
 		return errcode.As(err).Message
+	}
+	if strings.HasPrefix(p, "history/") {
+		return history.CheckFile(strings.TrimSuffix(filepath.Base(p), history.Ext), data)
 	}
 	if strings.HasPrefix(p, "plans/") {
 		if !utf8.Valid(data) {

@@ -16,6 +16,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/integrity"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
@@ -184,22 +185,38 @@ func syncLoop(r *repo, o *Options, res *contract.SyncResult, check func(tl *lock
 		if err != nil {
 			return err
 		}
-		res.Pushed += countDiff(rf, tf)
+		res.Pushed += countDiff(rf, tf, false)
 		_ = r.updateRef(trackingRef(remote), tip, rtip)
 		return nil
 	}
 	return errcode.New(SyncConflict, "the remote's %s moved %d times while this sync tried to push; nothing was lost (the local changes are committed on %s and the next task-sync pushes them); retry", Branch, attempts, Ref)
 }
 
-func countDiff(a, b files) int {
+// countDiff counts the files that differ between a and b; without
+// histories, only records and plans (a task's history travels with its
+// record and is not counted apart in the answer).
+func countDiff(a, b files, histories bool) int {
 	n := 0
 	for p, oid := range a {
-		if b[p] != oid {
+		if b[p] != oid && (histories || !isHistory(p)) {
 			n++
 		}
 	}
 	for p := range b {
-		if _, ok := a[p]; !ok {
+		if _, ok := a[p]; !ok && (histories || !isHistory(p)) {
+			n++
+		}
+	}
+	return n
+}
+
+func isHistory(p string) bool { return strings.HasPrefix(p, "history/") }
+
+// countRecords counts the paths that are records or plans.
+func countRecords(paths []string) int {
+	n := 0
+	for _, p := range paths {
+		if !isHistory(p) {
 			n++
 		}
 	}
@@ -296,7 +313,7 @@ func (r *repo) commitLocal(o *Options) (*local, error) {
 		}
 	}
 	l.read, l.stats = read, stats
-	if lt != "" && countDiff(cur, l.list) == 0 {
+	if lt != "" && countDiff(cur, l.list, true) == 0 {
 		return l, nil
 	}
 	changed := map[string][]byte{}
@@ -306,11 +323,7 @@ func (r *repo) commitLocal(o *Options) (*local, error) {
 		}
 		data, ok := read[p]
 		if !ok {
-			dir := o.TasksDir
-			if strings.HasPrefix(p, "plans/") {
-				dir = o.PlansDir
-			}
-			if data, err = readRegular(filepath.Join(dir, filepath.Base(p)), plan.MaxReadBytes+store.MaxRecordBytes); err != nil || r.hashBlob(data) != oid {
+			if data, err = readRegular(filepath.Join(o.areaDir(p), filepath.Base(p)), history.MaxFileBytes); err != nil || r.hashBlob(data) != oid {
 				delete(cur, p) // changed under us (a foreign writer): next sync
 				continue
 			}
@@ -427,15 +440,43 @@ func (r *repo) mergeLocked(o *Options, res *contract.SyncResult, rtip string, tl
 	}
 	// Write what changed into the store (it holds lfiles now).
 	written, err := r.apply(o, lfiles, want, contents, tl, pl)
-	res.Pulled += len(written)
+	res.Pulled += countRecords(written)
 	if err != nil {
 		return "", "", err
 	}
+	r.feedArrivals(o, written, lfiles, want, local, contents)
 	if err := r.updateRef(Ref, target, ltip); err != nil {
 		return "", "", err
 	}
 	restat(o, l.stats, want, written)
 	return done(target, ttree, want)
+}
+
+// feedArrivals appends to this machine's history feed the events that the
+// history files the sync wrote (written) brought: those of the new file
+// (want) that the old one (have) lacked. The feed is a convenience for
+// readers that follow it: a failure is a warning, the files stand.
+func (r *repo) feedArrivals(o *Options, written []string, have, want files, local, contents map[string][]byte) {
+	log := history.Open(o.TasksDir)
+	content := func(p, oid string, known map[string][]byte) []byte {
+		if oid == "" {
+			return nil
+		}
+		if d, ok := known[p]; ok && r.hashBlob(d) == oid {
+			return d
+		}
+		d, _ := r.blob(oid)
+		return d
+	}
+	for _, p := range written {
+		if !strings.HasPrefix(p, "history/") || want[p] == "" {
+			continue
+		}
+		id := strings.TrimSuffix(filepath.Base(p), history.Ext)
+		if err := log.Arrived(id, content(p, have[p], local), content(p, want[p], contents)); err != nil {
+			o.logf("warning: the history feed was not told of %s's new events: %v", id, err)
+		}
+	}
 }
 
 // storeBlobs writes contents as blobs (through scratch files and one git
@@ -495,8 +536,13 @@ func (r *repo) apply(o *Options, have, want files, contents map[string][]byte, t
 	}
 	slices.Sort(paths)
 	dirOf := func(p string) (string, *lock.Lock, *integrity.Recorder) {
-		if strings.HasPrefix(p, "plans/") {
+		switch {
+		case strings.HasPrefix(p, "plans/"):
 			return o.PlansDir, pl, o.PlansRecord
+		case strings.HasPrefix(p, "history/"):
+			// The history is a log, not a record: the integrity check
+			// does not cover it (docs/history.md).
+			return o.areaDir(p), tl, nil
 		}
 		return o.TasksDir, tl, o.TasksRecord
 	}
@@ -513,6 +559,11 @@ func (r *repo) apply(o *Options, have, want files, contents map[string][]byte, t
 			}
 		}
 		dir, _, _ := dirOf(p)
+		if strings.HasPrefix(p, "history/") {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, errcode.Wrap(errcode.InternalError, err, "writing into %s", dir)
+			}
+		}
 		f, err := os.CreateTemp(dir, "."+filepath.Base(p)+durable.TempInfix+"*")
 		if err != nil {
 			return nil, errcode.Wrap(errcode.InternalError, err, "writing into %s", dir)
@@ -608,7 +659,8 @@ func ledgerError(rec *integrity.Recorder, err error) error {
 }
 
 // validPath reports whether a path of a store tree may be written into the
-// store: tasks/<valid id>.json or plans/<valid name>.md.
+// store: tasks/<valid id>.json, plans/<valid name>.md or
+// history/<valid id>.jsonl (a task's history, docs/history.md).
 func validPath(p string) bool {
 	dir, name, ok := strings.Cut(p, "/")
 	return ok && validEntry(dir, name)
@@ -625,8 +677,23 @@ func validEntry(dir, name string) bool {
 		return store.IsTaskFile(name) && task.ValidID(strings.TrimSuffix(name, ".json"))
 	case "plans":
 		return strings.HasSuffix(name, plan.Ext) && plan.CheckName(strings.TrimSuffix(name, plan.Ext)) == nil
+	case "history":
+		return strings.HasSuffix(name, history.Ext) && task.ValidID(strings.TrimSuffix(name, history.Ext))
 	}
 	return false
+}
+
+// areaDir is the directory of the store path p: plans/ the plans
+// directory, history/ the task store's history (<store>/.history), tasks/
+// the task store.
+func (o *Options) areaDir(p string) string {
+	switch {
+	case strings.HasPrefix(p, "plans/"):
+		return o.PlansDir
+	case strings.HasPrefix(p, "history/"):
+		return filepath.Join(o.TasksDir, history.DirName)
+	}
+	return o.TasksDir
 }
 
 // readRegular reads a regular file without following a link or blocking
