@@ -37,7 +37,8 @@ var undoable = map[history.Kind]bool{
 
 // Undo reverts one event through the store, as a compare-and-swap: no
 // later event of its task but the toolkit's bookkeeping (the other end of
-// another task's dependency, a lease renewal), the record still what the
+// another task's dependency, a lease renewal) and later changes reverted
+// by later undos (each pair cancels out), the record still what the
 // last event left (its hash) and every field the event set still holding
 // that value; else precondition_failed names what changed since and
 // nothing is written. Reverting sets every field the event
@@ -89,9 +90,21 @@ func (s *Store) Undo(req UndoRequest) (*UndoResult, error) {
 		// (another task's edge mirrored here, a lease renewal), a file
 		// that is not what the last event left, a field no longer what
 		// e set.
+		// A later change that a later undo reverted cancels out with that
+		// undo: neither counts (the fields are checked below all the same).
+		at := make(map[string]int, len(evs))
+		for k, ev := range evs {
+			at[ev.ID] = k
+		}
+		reverted := map[string]bool{}
+		for _, later := range evs[i+1:] {
+			if k, ok := at[later.Undoes]; later.Kind == history.Undone && ok && k > i {
+				reverted[later.Undoes], reverted[later.ID] = true, true
+			}
+		}
 		var since []string
 		for _, later := range evs[i+1:] {
-			if later.Of == "" && later.Kind != history.LeaseRenewed {
+			if later.Of == "" && later.Kind != history.LeaseRenewed && !reverted[later.ID] {
 				since = append(since, describe(later))
 			}
 		}
