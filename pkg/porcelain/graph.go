@@ -131,6 +131,9 @@ func (c *graphCmd) run(r *runner) error {
 	if err != nil {
 		return err
 	}
+	if v == nil {
+		return nil // no store here: said
+	}
 	g := buildGraph(v, c.All)
 	switch c.Format {
 	case "mermaid":

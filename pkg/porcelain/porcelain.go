@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -26,6 +27,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -99,6 +101,12 @@ type runner struct {
 	cmd            string // the subcommand's name, for hints
 	st             style
 	exit           int
+	// store is the task store directory of the first project opened and
+	// whether it existed then (noteNewStore).
+	store        string
+	storeExisted bool
+	root         string
+	marked       bool // the root held .matrixx/ or .git
 }
 
 // sub is one subcommand.
@@ -157,7 +165,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int)
 	if !ok {
 		return r.usage(fmt.Errorf("missing subcommand"), ctx)
 	}
-	if err := s.run(r); err != nil {
+	err = s.run(r)
+	r.noteNewStore()
+	if err != nil {
 		return r.fail(err)
 	}
 	return r.exit
@@ -319,5 +329,51 @@ func (r *runner) listOp(req *task.ListRequest) (any, answer) {
 
 // project opens the project's stores as the plumbing does.
 func (r *runner) project() (*ops.Project, error) {
-	return ops.Open(Name, r.g.Dir, r.g.Session, r.stderr)
+	p, err := ops.Open(Name, r.g.Dir, r.g.Session, r.stderr)
+	if err == nil && r.store == "" {
+		r.store, r.storeExisted = p.Store.Dir, isDir(p.Store.Dir)
+		r.root, r.marked = p.Root, project.Marker(p.Root) != ""
+	}
+	return p, err
+}
+
+// noteNewStore says on stderr, after the command, that it created the
+// task store (the plumbing's note says it only where no .matrixx/ or .git
+// marked the project root; a person is told every time).
+func (r *runner) noteNewStore() {
+	if r.store == "" || r.storeExisted || !isDir(r.store) {
+		return
+	}
+	where := r.store
+	if filepath.Base(filepath.Dir(r.store)) == ".matrixx" {
+		where = filepath.Dir(r.store)
+	}
+	if r.marked {
+		fmt.Fprintf(r.stderr, "%s: note: created the task store in %s (its .gitignore keeps this machine's state out of git status; README: What to commit)\n", Name, where)
+		return
+	}
+	fmt.Fprintf(r.stderr, "%s: note: created a new task store in %s: no .matrixx/ or .git was found in %s or above it, so %s is the project root (matrixx -C DIR names another; run git init or mkdir .matrixx where you mean the project to be)\n",
+		Name, where, r.root, r.root)
+}
+
+// isDir reports an existing directory (not through a final symbolic link).
+func isDir(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.IsDir()
+}
+
+// noStore says, instead of an empty listing, that there is no task store
+// where matrixx looked, and how to make one; it reports whether it did.
+func (r *runner) noStore(p *ops.Project) bool {
+	if isDir(p.Store.Dir) {
+		return false
+	}
+	if project.Marker(p.Root) == "" {
+		wd, _ := os.Getwd()
+		fmt.Fprintf(r.stdout, "no store here: no .matrixx/ (and no .git) in %s or above it; matrixx add \"subject\" creates one in %s, matrixx -C DIR looks in another project\n",
+			strings.TrimSuffix(wd, "/"), p.Root)
+		return true
+	}
+	fmt.Fprintf(r.stdout, "no store here yet: %s has no task store (%s); matrixx add \"subject\" creates it\n", p.Root, p.Store.Dir)
+	return true
 }

@@ -148,6 +148,9 @@ func (c *lsCmd) run(r *runner) error {
 	if err := req.ValidateAs(ops.ListFlag); err != nil {
 		return ops.FlagError(err)
 	}
+	if r.noStore(p) {
+		return nil
+	}
 	v, err := load(p.Store, true)
 	if err != nil {
 		return err
@@ -273,6 +276,9 @@ func (c *readyCmd) run(r *runner) error {
 	v, err := r.listing(true)
 	if err != nil {
 		return err
+	}
+	if v == nil {
+		return nil // no store here: said
 	}
 	var rows []*task.Task
 	waiting := 0
@@ -858,6 +864,9 @@ func (c *treeCmd) run(r *runner) error {
 	v, err := r.listing(false)
 	if err != nil {
 		return err
+	}
+	if v == nil {
+		return nil // no store here: said
 	}
 	shown := func(t *task.Task) bool { return c.All || t.Status.Active() }
 	loops := parentLoops(v)

@@ -30,11 +30,16 @@ type view struct {
 
 // listing is what the view commands (ready, tree, graph) start with: the
 // project opened, every task loaded (file times too when mtimes), and the
-// files that are not tasks reported on stderr.
+// files that are not tasks reported on stderr. Where there is no store it
+// says so (noStore) and returns a nil view: the command prints nothing
+// more.
 func (r *runner) listing(mtimes bool) (*view, error) {
 	p, err := r.project()
 	if err != nil {
 		return nil, err
+	}
+	if r.noStore(p) {
+		return nil, nil
 	}
 	v, err := load(p.Store, mtimes)
 	if err != nil {

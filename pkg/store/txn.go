@@ -107,6 +107,13 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 	if l.Stats.Evicted > 0 {
 		s.logf("recovered a stale lock in %s", s.Dir)
 	}
+	if s.Own {
+		// The project's own store: its .matrixx/ keeps this machine's
+		// state out of git status (one stat when the file is there).
+		if _, err := project.EnsureGitIgnore(filepath.Dir(s.Dir)); err != nil {
+			s.logf("writing %s: %v", filepath.Join(filepath.Dir(s.Dir), project.GitIgnoreName), err)
+		}
+	}
 	index := openIndex(s.Dir)
 	defer index.close()
 	tx := &txn{s: s, l: l, recent: index.load(pre.mtime), index: index, refreshed: time.Now()}

@@ -771,10 +771,19 @@ func (r *repo) ensureDriver() error {
 	if err := appendLine(attr, line); err != nil {
 		return err
 	}
-	// Keep .matrixx/ untracked on the working branch unless the project
+	// Keep the store untracked on the working branch unless the project
 	// tracks it there (the opt-in of docs/sync.md): info/exclude is local.
+	// Nothing under .matrixx/ tracked: all of it; only its .gitignore or
+	// matrixx.jsonc tracked: the tasks and the plans.
+	exclude := filepath.Join(r.gitDir, "info", "exclude")
 	if out, err := r.run(nil, nil, "ls-files", "--", ".matrixx"); err == nil && len(out) == 0 {
-		return appendLine(filepath.Join(r.gitDir, "info", "exclude"), "/.matrixx/")
+		return appendLine(exclude, "/.matrixx/")
+	}
+	if out, err := r.run(nil, nil, "ls-files", "--", ".matrixx/tasks", ".matrixx/plans"); err == nil && len(out) == 0 {
+		if err := appendLine(exclude, "/.matrixx/tasks/"); err != nil {
+			return err
+		}
+		return appendLine(exclude, "/.matrixx/plans/")
 	}
 	return nil
 }
