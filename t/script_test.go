@@ -11,6 +11,7 @@ import (
 	gojq "github.com/itchyny/gojq/cli"
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/matrixx-dev/matrixx-tasks/examples/waves/demo"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/hookcmd"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/porcelain"
@@ -34,6 +35,8 @@ func TestMain(m *testing.M) {
 		// sockwrap gives a command a socket stdin that never closes
 		// (socket_stdin_test.go).
 		"sockwrap": sockwrap,
+		// waves-demo is make demo (examples/waves) with the binaries on PATH.
+		"waves-demo": func() { os.Exit(demo.Main(append([]string{"-bin", ""}, os.Args[1:]...), os.Stdout, os.Stderr)) },
 		// jq for pipelines in scripts, so tests need no system jq.
 		"jq": func() { os.Exit(gojq.Run()) },
 	})

@@ -21,9 +21,11 @@ type Candidate struct {
 
 // Predictor supplies the values that come from the project: task handles,
 // plan names and the labels in use. dir is the -C/--dir given on the line
-// being completed ("" when none).
+// being completed ("" when none). Tasks offers the active tasks, or the
+// finished ones (completed, deleted) when finished is set: an argument
+// tagged tasks:"finished" (matrixx reopen) takes those.
 type Predictor interface {
-	Tasks(dir string) []Candidate
+	Tasks(dir string, finished bool) []Candidate
 	Plans(dir string) []Candidate
 	Labels(dir string) []Candidate
 }
@@ -195,7 +197,7 @@ func values(v *kong.Value, placeholder string, isFlag bool, dir string, p Predic
 	}
 	switch {
 	case placeholder == "ID" || (isFlag && taskFlags[v.Name]) || (!isFlag && v.Name == "id"):
-		return p.Tasks(dir)
+		return p.Tasks(dir, v.Tag != nil && v.Tag.Get("tasks") == "finished")
 	case !isFlag && v.Name == "name", placeholder == "PLAN":
 		return p.Plans(dir)
 	case placeholder == "LABEL":

@@ -87,9 +87,10 @@ func (p predictor) open(dir string) *ops.Project {
 	return pr
 }
 
-// Tasks offers the active tasks (pending, in_progress): their shortest
-// unique handles, described by their subjects.
-func (p predictor) Tasks(dir string) []complete.Candidate {
+// Tasks offers the active tasks (pending, in_progress), or with finished
+// the completed and deleted ones: their shortest unique handles, described
+// by their subjects.
+func (p predictor) Tasks(dir string, finished bool) []complete.Candidate {
 	pr := p.open(dir)
 	if pr == nil {
 		return nil
@@ -111,12 +112,12 @@ func (p predictor) Tasks(dir string) []complete.Candidate {
 	var out []complete.Candidate
 	for i, e := range snap.Entries {
 		t := e.Task
-		if !t.Status.Active() {
+		if t.Status.Active() == finished {
 			continue
 		}
 		desc := clean(t.Subject)
-		if t.Status == task.InProgress {
-			desc += " [in_progress]"
+		if t.Status != task.Pending {
+			desc += " [" + string(t.Status) + "]"
 		}
 		out = append(out, complete.Candidate{Value: hs[i], Desc: desc})
 	}

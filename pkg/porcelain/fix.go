@@ -115,7 +115,7 @@ func (c *rmCmd) run(r *runner) error {
 // ---- reopen ----
 
 type reopenCmd struct {
-	ID string `arg:"" placeholder:"ID" help:"Handle or id of the task."`
+	ID string `arg:"" placeholder:"ID" tasks:"finished" help:"Handle or id of a completed or deleted task."`
 }
 
 func (c *reopenCmd) Help() string {

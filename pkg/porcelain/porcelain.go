@@ -150,6 +150,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int)
 	if len(args) == 0 {
 		args = []string{"--help"}
 	}
+	args = literalSubject(args)
 	ctx, err := parser.Parse(args)
 	if err != nil {
 		if slices.Contains(args, "--json") {
@@ -376,4 +377,44 @@ func (r *runner) noStore(p *ops.Project) bool {
 	}
 	fmt.Fprintf(r.stdout, "no store here yet: %s has no task store (%s); matrixx add \"subject\" creates it\n", p.Root, p.Store.Dir)
 	return true
+}
+
+// literal marks an argument of matrixx add that followed "--": text,
+// whatever it looks like. A command line cannot hold a NUL byte, so the
+// mark cannot come from the user.
+const literal = "\x00"
+
+// literalSubject makes "--" in matrixx add protect only the one argument
+// after it: "add -- --json flag --parent X" adds the subject "--json flag"
+// as a subtask of X (the flags before and after "--" are parsed). The
+// argument is passed on marked (literal) so the parser takes it as a word
+// of the subject; addCmd removes the mark.
+func literalSubject(args []string) []string {
+	cmd := -1
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-C" || a == "--dir" || a == "--session" || a == "--color":
+			i++ // the global flag's value
+			continue
+		case strings.HasPrefix(a, "-"):
+			continue
+		}
+		cmd = i
+		break
+	}
+	if cmd < 0 || args[cmd] != "add" {
+		return args
+	}
+	out := make([]string, 0, len(args))
+	out = append(out, args[:cmd+1]...)
+	for i := cmd + 1; i < len(args); i++ {
+		if args[i] == "--" && i+1 < len(args) {
+			out = append(out, literal+args[i+1])
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
 }

@@ -502,6 +502,9 @@ new task's handle and full id. --json prints task-create's document.`
 }
 
 func (c *addCmd) run(r *runner) error {
+	for i, w := range c.Subject {
+		c.Subject[i] = strings.TrimPrefix(w, literal) // text that followed "--"
+	}
 	subject := strings.TrimSpace(strings.Join(c.Subject, " "))
 	if subject == "" {
 		return errcode.New(errcode.InvalidArguments, "the subject is empty: matrixx add \"what to do\"")
