@@ -183,18 +183,21 @@ func (c *unclaimCmd) run(r *runner) error {
 // ---- edit ----
 
 type editCmd struct {
-	ID          string  `arg:"" placeholder:"ID" help:"Handle or id of the task."`
-	Subject     *string `short:"s" placeholder:"TEXT" help:"New subject."`
-	Priority    *string `short:"p" enum:"low,medium,high,none" placeholder:"PRIORITY" help:"New priority: low, medium, high, or none (removes it)."`
-	Description *string `short:"d" placeholder:"TEXT" help:"New description (\"\" removes it; @FILE reads it from FILE, - from stdin)."`
-	Owner       *string `placeholder:"NAME" help:"New owner (\"\" removes it)."`
-	Force       bool    `help:"In the editor: change the status even when someone else holds a live claim, or complete a parent whose subtasks are active."`
+	ID          string   `arg:"" placeholder:"ID" help:"Handle or id of the task."`
+	Subject     *string  `short:"s" placeholder:"TEXT" help:"New subject."`
+	Priority    *string  `short:"p" enum:"low,medium,high,none" placeholder:"PRIORITY" help:"New priority: low, medium, high, or none (removes it)."`
+	Description *string  `short:"d" placeholder:"TEXT" help:"New description (\"\" removes it; @FILE reads it from FILE, - from stdin)."`
+	Owner       *string  `placeholder:"NAME" help:"New owner (\"\" removes it)."`
+	After       []string `name:"after" sep:"," placeholder:"ID" help:"Add tasks this one waits for (handles or ids; repeat or comma-separate)."`
+	NoAfter     []string `name:"no-after" sep:"," placeholder:"ID" help:"Remove tasks from what this one waits for (both ends of each edge)."`
+	Blocks      []string `name:"blocks" sep:"," placeholder:"ID" help:"Add tasks that wait for this one."`
+	NoBlocks    []string `name:"no-blocks" sep:"," placeholder:"ID" help:"Remove tasks from those that wait for this one."`
+	Force       bool     `help:"In the editor: change the status even when someone else holds a live claim, or complete a parent whose subtasks are active."`
 }
 
 func (c *editCmd) Help() string {
-	return `Example: matrixx edit 7f3a            (opens $VISUAL, else $EDITOR)
-         matrixx edit 7f3a --subject "Build the backend" -p high
-         matrixx edit 7f3a -d @notes.md
+	return `Examples: matrixx edit 7f3a (opens $VISUAL, else $EDITOR); matrixx edit 7f3a -p high -d @notes.md;
+matrixx edit 7f3a --after 9c2e --no-after 1b3d (dependencies)
 
 Without field flags, opens your editor ($VISUAL, else $EDITOR) on the task as text: subject,
 status, priority, owner, activeForm, labels, blockedBy, blocks, metadata and the description.
@@ -202,13 +205,16 @@ Save and quit to apply; what you changed is written in one update (a compare-and
 task changed while you edited, nothing is written, what changed is said, and your text is kept
 in a file whose path is printed). Saving it unchanged, or emptying the file, changes nothing.
 
-With flags, changes the task's subject, priority, description or owner through task-update (same
-checks and lock). -d @FILE reads the description from FILE, -d - from stdin. Status has its own
+With flags, changes the task's subject, priority, description or owner, and adds (--after,
+--blocks) or removes (--no-after, --no-blocks) dependencies, both ends of each edge, through one
+task-update (same checks and lock; removing an edge that does not exist is an error and changes
+nothing). -d @FILE reads the description from FILE, -d - from stdin. Status has its own
 commands too: done, rm, reopen, claim, unclaim. --json prints task-update's document.`
 }
 
 func (c *editCmd) run(r *runner) error {
-	if c.Subject == nil && c.Priority == nil && c.Description == nil && c.Owner == nil {
+	deps := len(c.After) + len(c.NoAfter) + len(c.Blocks) + len(c.NoBlocks)
+	if c.Subject == nil && c.Priority == nil && c.Description == nil && c.Owner == nil && deps == 0 {
 		if r.g.JSON {
 			return errcode.New(errcode.InvalidArguments, "nothing to change: with --json give --subject, -p, --description or --owner (the editor is for people)")
 		}
@@ -229,7 +235,7 @@ func (c *editCmd) run(r *runner) error {
 		}
 		req.Priority = &pr
 	}
-	if r.g.JSON {
+	if r.g.JSON && deps == 0 {
 		req.ID = c.ID
 		_, a := r.updateOp(&req)
 		return r.passJSON(a)
@@ -237,6 +243,19 @@ func (c *editCmd) run(r *runner) error {
 	p, _, t, err := r.target(c.ID)
 	if err != nil {
 		return err
+	}
+	for _, d := range []struct {
+		typed []string
+		to    *[]string
+	}{{c.After, &req.AddBlockedBy}, {c.NoAfter, &req.RemoveBlockedBy}, {c.Blocks, &req.AddBlocks}, {c.NoBlocks, &req.RemoveBlocks}} {
+		if *d.to, err = r.resolveAll(p, d.typed); err != nil {
+			return err
+		}
+	}
+	if r.g.JSON {
+		req.ID = t.ID
+		_, a := r.updateOp(&req)
+		return r.passJSON(a)
 	}
 	return r.update(p, t, "edited", req)
 }

@@ -491,6 +491,7 @@ type addCmd struct {
 	Description string   `short:"d" placeholder:"TEXT" help:"Description (@FILE reads it from FILE, - from stdin)."`
 	Owner       string   `placeholder:"NAME" help:"Owner."`
 	Label       []string `short:"l" name:"label" placeholder:"LABEL" help:"A label (metadata.labels; repeatable)."`
+	Quiet       bool     `short:"q" help:"Print only the task's full id, for scripts: id=$(matrixx add -q \"...\")."`
 }
 
 func (c *addCmd) Help() string {
@@ -566,6 +567,13 @@ func (c *addCmd) run(r *runner) error {
 		return err
 	}
 	got := res.Tasks[0]
+	if c.Quiet {
+		fmt.Fprintln(r.stdout, got.ID)
+		if got.Deduplicated {
+			fmt.Fprintf(r.stderr, "%s: exists %s %q: the same subject was added less than 10 minutes ago\n", Name, v.h(got.ID), clean(got.Subject))
+		}
+		return nil
+	}
 	if got.Deduplicated {
 		fmt.Fprintf(r.stdout, "exists %s %q (%s): the same subject was added less than 10 minutes ago\n", v.h(got.ID), clean(got.Subject), got.ID)
 		if miss := c.notApplied(v, v.get(got.ID), after, blocks, parent); len(miss) > 0 {
