@@ -731,7 +731,10 @@ func (r *runner) refused(p *ops.Project, err error) error {
 	case errcode.PreconditionFailed:
 		msg += fmt.Sprintf("; it changed meanwhile: matrixx show %s, then try again", h)
 	case errcode.ChildrenActive:
-		msg += fmt.Sprintf("; matrixx tree shows them, matrixx done %s --force completes it anyway", h)
+		if i := strings.Index(msg, "; complete them first"); i >= 0 {
+			msg = msg[:i] // the plumbing's own hint names its flags; here is the porcelain's
+		}
+		msg += fmt.Sprintf("; nothing was written; matrixx tree shows them, matrixx done %s --force completes it anyway", h)
 	case errcode.TaskNotClaimable:
 		if v.status(id) == task.Completed || v.status(id) == task.Deleted {
 			msg += fmt.Sprintf("; matrixx reopen %s makes it pending again, matrixx ready shows what can start now", h)
