@@ -3,7 +3,7 @@ GO      ?= go
 BIN     ?= bin
 # Static binaries start faster (no dynamic loader): the hook runs before every tool call.
 export CGO_ENABLED ?= 0
-# Stamp the git revision for --version (docs/design.md S23) even where GOFLAGS says
+# Stamp the git revision for --version (docs/design/decisions.md S23) even where GOFLAGS says
 # -buildvcs=false; "auto" stamps nothing outside a checkout. BUILDVCS=false opts out.
 BUILDVCS ?= auto
 
@@ -57,7 +57,7 @@ bench:
 # at the issue's size (32 claimants × 100 rounds for one task, 64 workers
 # draining 2,000 tasks with dependencies, a SIGKILLed claimant, a foreign
 # .lock), then the lock-takeover tests (holders paused before and after
-# their ownership check: the fencing of docs/design.md S41, with and without
+# their ownership check: the fencing of docs/design/decisions.md S41, with and without
 # flock), the odd .lock files, disk and fsync tests 20 times, then the
 # task-sync proofs at full size (8 machines × 50 claim rounds, 8 machines ×
 # 1,000 edits), then every attack corpus of t/attack whole, in every mode

@@ -33,11 +33,11 @@ ignored with a warning on stderr (give </dev/null to silence it), and other text
 "while read" loop is reading) is left to its reader.`
 
 // stdinRequired is stdinRule for the binaries whose stdin is their input
-// when no flags are given (docs/design.md).
+// when no flags are given (docs/design/decisions.md).
 const stdinRequired = stdinRule + `
 Without flags, stdin is read to its end: a pipe until it closes; a socket (an agent host's) that
 sends nothing within 3 s is "no input" (exit 2), and one that sends a document and then stays
-silent for 3 s is read as that document (see docs/design.md).`
+silent for 3 s is read as that document (see docs/design/decisions.md).`
 
 const stdinOptional = stdinRule + `
 Without flags, stdin is read only when its first non-blank character is "{"; anything else is

@@ -2,7 +2,7 @@ package commands
 
 const taskCleanupHelp = `Example: task-cleanup --dry-run
 
-Delete finished tasks (see README.md; decisions in docs/design.md).
+Delete finished tasks (see README.md; decisions in docs/design/decisions.md).
 
   task-cleanup                         delete every completed task
   task-cleanup --older-than 7d         only completed tasks idle for more than 7 days

@@ -2,7 +2,7 @@ package commands
 
 const taskCreateHelp = `Example: task-create --subject "Build backend"
 
-Create tasks in the project's store (see README.md; decisions in docs/design.md).
+Create tasks in the project's store (see README.md; decisions in docs/design/decisions.md).
 
 Reads one task object or a batch {"items":[…]} on stdin, or builds one task from flags:
 

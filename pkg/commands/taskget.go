@@ -2,7 +2,7 @@ package commands
 
 const taskGetHelp = `Example: task-get 7f3a
 
-Print one task (see README.md; decisions in docs/design.md).
+Print one task (see README.md; decisions in docs/design/decisions.md).
 
   task-get T-…
   echo '{"id":"T-…"}' | task-get

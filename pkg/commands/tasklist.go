@@ -2,7 +2,7 @@ package commands
 
 const taskListHelp = `Example: task-list --ready
 
-List tasks with their unresolved blockers (see README.md; decisions in docs/design.md).
+List tasks with their unresolved blockers (see README.md; decisions in docs/design/decisions.md).
 
   task-list                      active tasks (pending, in_progress)
   task-list --ready              pending tasks with no unresolved blocker: runnable now

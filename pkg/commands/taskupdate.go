@@ -2,7 +2,7 @@ package commands
 
 const taskUpdateHelp = `Example: task-update 7f3a --status completed
 
-Update one task (see README.md; decisions in docs/design.md).
+Update one task (see README.md; decisions in docs/design/decisions.md).
 
   task-update T-… --status in_progress --owner morpheus
   echo '{"id":"T-…","status":"completed"}' | task-update

@@ -1,6 +1,6 @@
 package contract
 
-// WhereAnswer is what --where prints (docs/design.md): what the
+// WhereAnswer is what --where prints (docs/design/decisions.md): what the
 // command would use and why, like git rev-parse --show-toplevel and git
 // config --show-origin. Shape:
 //

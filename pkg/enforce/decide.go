@@ -106,7 +106,7 @@ func Decide(in Input, prev State) Outcome {
 
 // Fingerprint hashes id, status and file mtime of every in-scope task.
 // task-update writes a record only when the update changes it
-// (docs/design.md), so an empty or same-value update is no progress.
+// (docs/design/decisions.md), so an empty or same-value update is no progress.
 func Fingerprint(q Queue) string {
 	lines := make([]string, 0, len(q.Scope))
 	for _, e := range q.Scope {

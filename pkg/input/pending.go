@@ -12,7 +12,7 @@ import (
 )
 
 // PeekWait bounds how long Pending waits for a pipe or socket to hold
-// something, in total: 10 ms (docs/design.md). A writer that sends its
+// something, in total: 10 ms (docs/design/decisions.md). A writer that sends its
 // document before the command has started (echo, a file, a finished
 // producer) is seen; one that keeps stdin open and silent costs at most
 // this much.
@@ -21,14 +21,14 @@ const PeekWait = 10 * time.Millisecond
 // Unbounded, as Pending's wait, waits until stdin decides: its first
 // byte that is not white space, or end of file. It is for a command whose
 // document is optional and which would otherwise read stdin to its end
-// (task-list, task-cleanup without flags: docs/design.md), so it waits
+// (task-list, task-cleanup without flags: docs/design/decisions.md), so it waits
 // no longer than reading would.
 const Unbounded time.Duration = -1
 
 // Pending reports whether r, the stdin of a command that was given its
 // input as flags or arguments and so will not read stdin, or of one
 // whose document is optional and which reads stdin only when it holds one
-// (docs/design.md), holds a JSON document: its first byte that is not
+// (docs/design/decisions.md), holds a JSON document: its first byte that is not
 // white space (a U+FEFF byte-order mark counts as white space) is "{",
 // which begins every document these binaries take. Anything else there
 // (the ids a `while read id` loop is reading, text) is not for this
@@ -70,7 +70,7 @@ const (
 
 // Look is Pending telling "nothing within the bound" (Silent) apart from
 // "no document" (Absent): task-cleanup must not delete on a stdin that
-// merely has not spoken yet (docs/design.md, "A socket stdin").
+// merely has not spoken yet (docs/design/decisions.md, "A socket stdin").
 func Look(r io.Reader, wait time.Duration) Presence {
 	f, mode, ok := lookable(r)
 	switch {

@@ -13,7 +13,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 )
 
-// Bounds on a socket stdin (docs/design.md, "A socket stdin"). Node- and
+// Bounds on a socket stdin (docs/design/decisions.md, "A socket stdin"). Node- and
 // bun-based hosts (Claude Code, OpenCode) hand their children sockets, not
 // pipes, and Claude Code hands a Bash command whose text holds "<" a
 // socket that never sends a byte and never closes. A socket is therefore

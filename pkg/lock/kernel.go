@@ -46,7 +46,7 @@ func openDir(dir string) (int, error) {
 //
 // The lock is taken on a descriptor of its own, one more open than locking
 // the descriptor the Lock keeps for fstat and fsync: lost in the noise of a
-// lock round and small beside a transaction's fsyncs (docs/design.md, the
+// lock round and small beside a transaction's fsyncs (docs/design/decisions.md, the
 // lock).
 func kernelLock(dir string, deadline time.Time) (*flock.Flock, error) {
 	fl := flock.New(dir, flock.SetFlag(os.O_RDONLY))

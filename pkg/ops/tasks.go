@@ -105,7 +105,7 @@ func (o *Ops) Update(req *task.UpdateRequest) (*contract.TaskAnswer, error) {
 		return nil, err
 	}
 	if !changed {
-		o.Warnf("%s unchanged: the update changes nothing, so the file was not written (see docs/design.md)", t.ID)
+		o.Warnf("%s unchanged: the update changes nothing, so the file was not written (see docs/design/decisions.md)", t.ID)
 	}
 	if changed && req.LeaseDur > 0 {
 		p.ResetSchedule()
@@ -182,7 +182,7 @@ func (o *Ops) listProject() (*Project, error) {
 	env := o.env.Proc
 	if env.Getenv("MATRIXX_NO_LIST_INDEX") != "1" {
 		// The list index serves the files that did not change since the
-		// last listing (docs/design.md, "The list index"); it lives beside
+		// last listing (docs/design/decisions.md, "The list index"); it lives beside
 		// the integrity ledgers, outside the project. Without a state
 		// directory outside it (no HOME and no XDG_STATE_HOME, where the
 		// ledgers fall back to the project's .matrixx/state) there is no

@@ -48,7 +48,7 @@ func LinkOf(t *task.Task, name string) (Link, bool) {
 // number (a JSON integer, or a string of digits), in the same project
 // (project.Matcher.Same: every task of the project's own store counts; in
 // a shared store, tasks whose projectRoot names another project do not,
-// tasks without one do; docs/design.md). A deleted task holds no item,
+// tasks without one do; docs/design/decisions.md). A deleted task holds no item,
 // so deleting an item's task files it again.
 type Links []Link
 

@@ -7,7 +7,7 @@ import (
 )
 
 // OpenItems tells task-cleanup which completed tasks still stand for an
-// unticked plan item (docs/plans.md, docs/design.md): deleting
+// unticked plan item (docs/plans.md, docs/design/decisions.md): deleting
 // such a task before plan sync ticks its item would make plan tasks file
 // the finished work again. Each plan is read at most once, without the
 // lock (reads never lock).
@@ -18,7 +18,7 @@ type OpenItems struct {
 }
 
 // NewOpenItems looks up plans in the project at root; sameProject tells
-// which tasks belong to it (project.Matcher.Same, docs/design.md).
+// which tasks belong to it (project.Matcher.Same, docs/design/decisions.md).
 func NewOpenItems(root string, sameProject func(projectRoot string) bool) *OpenItems {
 	return &OpenItems{root: root, same: sameProject, plans: map[string][]Item{}}
 }

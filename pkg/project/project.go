@@ -35,7 +35,7 @@ func OS() Env {
 // directory. A root that is the top of a linked git worktree (LinkedWorktree)
 // is replaced by its repository's store root, the main worktree (or the
 // common git directory of a bare repository), so every worktree of a
-// repository shares one store (docs/worktrees.md). The result is canonical (docs/design.md): absolute,
+// repository shares one store (docs/worktrees.md). The result is canonical (docs/design/decisions.md): absolute,
 // cleaned and resolved through symbolic links (filepath.EvalSymlinks), so
 // a project reached through a link (or macOS /tmp → /private/tmp) has one
 // root however it was named; the working directory is resolved before the
@@ -121,7 +121,7 @@ func Canonical(dir string) string {
 }
 
 // Matcher tells whether a task record belongs to the current project by
-// its projectRoot (docs/design.md). It is meant for one command (its
+// its projectRoot (docs/design/decisions.md). It is meant for one command (its
 // cache of resolved roots is never invalidated) and is not safe for
 // concurrent use.
 type Matcher struct {

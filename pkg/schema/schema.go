@@ -188,7 +188,7 @@ func overrides() map[reflect.Type]*jsonschema.Schema {
 		reflect.TypeFor[task.Metadata]():  {Type: "object", Description: "Free-form metadata object; on update it merges shallowly and a null value deletes its key."},
 		reflect.TypeFor[task.Status]():    str("", "pending", "in_progress", "completed", "deleted"),
 		reflect.TypeFor[task.Priority]():  str("low, medium or high (\"\": none).", "low", "medium", "high", ""),
-		reflect.TypeFor[errcode.Code]():   {Type: "string", Pattern: "^[a-z][a-z_]*$", Description: "Stable error code (docs/design.md); e.g. validation_error, task_not_found."},
+		reflect.TypeFor[errcode.Code]():   {Type: "string", Pattern: "^[a-z][a-z_]*$", Description: "Stable error code (docs/design/decisions.md); e.g. validation_error, task_not_found."},
 		reflect.TypeFor[hashline.Op]():    str("", string(hashline.Replace), string(hashline.Append), string(hashline.Prepend)),
 		reflect.TypeFor[EditLines]():      {Types: []string{"array", "string", "null"}, Items: &jsonschema.Schema{Type: "string"}},
 		reflect.TypeFor[history.Change](): {

@@ -36,7 +36,7 @@ type CreateResult struct {
 // the original's specification). An item whose trimmed subject matches an active task of the
 // same project written within DedupWindow, and whose metadata names the
 // same plan item as that task's (planName and planItem, both absent
-// counting as equal; docs/design.md), is answered with that task and
+// counting as equal; docs/design/decisions.md), is answered with that task and
 // deduplicated:true instead. An item's "@NAME" references are replaced by
 // the ids of the earlier items of that ref (task.ResolveItemRefs); one
 // naming an item that failed fails too. Items that fail (validation, dependency_cycle,

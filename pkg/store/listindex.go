@@ -25,7 +25,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-// The list index (docs/design.md) remembers, for every T-*.json file a
+// The list index (docs/design/decisions.md) remembers, for every T-*.json file a
 // listing decoded, the list fields task.DecodeListRecord keeps with the
 // file's identity (inode, size, st_mode, mtime and ctime in ns). A scan
 // with ListFields lists the directory and fstats each entry relative to

@@ -19,7 +19,7 @@ import (
 )
 
 // The ready index lets task-claim without an id find the next ready task
-// without reading the store (docs/design.md, "The ready index"). Like the
+// without reading the store (docs/design/decisions.md, "The ready index"). Like the
 // dedup index it is a cache, never the truth: every task it offers is read
 // and checked under the lock against its file, its blockers' files and the
 // files of the subtasks the index names, before it is claimed.

@@ -16,7 +16,7 @@ import (
 
 // The dedup index lets task-create find the tasks it may deduplicate
 // against without stat-ing every file, and costs a create or an update the
-// same few bytes whatever the size and age of the store (docs/design.md,
+// same few bytes whatever the size and age of the store (docs/design/decisions.md,
 // the dedup index). It is a cache, never the truth: every candidate it names is read
 // and checked against its file before it is used, so a wrong index can
 // cost at most a missed dedup, never a wrong answer.

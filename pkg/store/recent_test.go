@@ -38,7 +38,7 @@ func TestShardCodec(t *testing.T) {
 // TestIndexNoWriteThroughLinks: index files are written in place only when
 // they are plain files of ours; a hard link or a symbolic link in place of
 // a shard, or of .index itself, never carries the write to another file
-// (docs/design.md S10, S44), and the dedup still works.
+// (docs/design/decisions.md S10, S44), and the dedup still works.
 func TestIndexNoWriteThroughLinks(t *testing.T) {
 	for _, kind := range []string{"hardlink", "symlink", "stamplink", "dirlink"} {
 		t.Run(kind, func(t *testing.T) {

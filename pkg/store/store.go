@@ -34,7 +34,7 @@ type Store struct {
 	// Dir is the task directory.
 	Dir string
 	// Root is the project root, stamped as projectRoot; canonical
-	// (project.Root, docs/design.md).
+	// (project.Root, docs/design/decisions.md).
 	Root string
 	// Own says Dir is the project's own store, <Root>/.matrixx/tasks
 	// (Layout.Own): every record in it belongs to the project whatever its
@@ -63,7 +63,7 @@ type Store struct {
 	// not be written.
 	LogDecisions bool
 	// ListIndex, when set, is the list index file (ListIndexPath,
-	// docs/design.md) that serves task-list's scans; "" reads every
+	// docs/design/decisions.md) that serves task-list's scans; "" reads every
 	// file.
 	ListIndex string
 	// Record, when set, records every write and removal of a record in
@@ -91,7 +91,7 @@ type Layout struct {
 // root's base name, all sanitized; the directory is storage_path, else the
 // global <openCodeDir>/tasks/<listID> when scope is "global" (or no root),
 // else <root>/.matrixx/tasks. Own is set when the directory is
-// <root>/.matrixx/tasks (docs/design.md).
+// <root>/.matrixx/tasks (docs/design/decisions.md).
 func Resolve(root string, t config.Tasks, envListID, openCodeDir string) Layout {
 	listID := project.TrimJS(envListID)
 	if listID == "" {
@@ -126,7 +126,7 @@ func Resolve(root string, t config.Tasks, envListID, openCodeDir string) Layout 
 
 // Matcher returns a fresh project.Matcher for this store: which records
 // belong to the project, for dedup, plan links and cleanup's plan lookups
-// (docs/design.md). Use one per command or transaction.
+// (docs/design/decisions.md). Use one per command or transaction.
 func (s *Store) Matcher() *project.Matcher {
 	return project.NewMatcher(s.Root, s.Own)
 }

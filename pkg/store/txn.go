@@ -34,7 +34,7 @@ type txn struct {
 	// seen holds, by id, the bytes of each record as read under the lock
 	// (nil for an id read as absent or about to be created): a write
 	// replaces the file only if it still holds them (fencing,
-	// docs/design.md "Fencing").
+	// docs/design/decisions.md "Fencing").
 	seen map[string][]byte
 	// prior holds, by id, what the dedup index needs to know of each
 	// record as read under the lock (recentIndex.note).

@@ -67,7 +67,7 @@ func (m Metadata) planItem() (int, bool) {
 }
 
 // PlanKey is the plan-item identity task-create's dedup compares besides
-// the subject (docs/design.md): "" when metadata has neither planName
+// the subject (docs/design/decisions.md): "" when metadata has neither planName
 // nor planItem, else `"<planName>"#<planItem>` (`"auth"#3`), with planItem
 // normalized so that 3 and "3" are equal, a missing key left empty and a
 // malformed value written as raw:<its JSON>. Two tasks share a key exactly

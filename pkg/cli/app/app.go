@@ -44,7 +44,7 @@ type App struct {
 type exitRequest int
 
 // Version is what --version prints after the binary's name (every binary,
-// docs/design.md):
+// docs/design/decisions.md):
 //
 //   - "v1.2.3" for go install …@v1.2.3 (or the pseudo-version of …@commit);
 //   - "devel+<12 hex digits of the commit>[-dirty]" for a build inside a git
@@ -146,7 +146,7 @@ func Run(name, description string, cmd any, run func(*App) error, args []string,
 	}
 	// --where is answered here, for every binary with the common flags,
 	// before the command runs: it prints what would be used and why, reads
-	// no stdin and writes nothing (docs/design.md).
+	// no stdin and writes nothing (docs/design/decisions.md).
 	if w, ok := cmd.(interface{ WhereGlobals() *commands.Globals }); ok && w.WhereGlobals().Where {
 		if err := a.Where(w.WhereGlobals()); err != nil {
 			return a.Fail(err)
@@ -213,8 +213,8 @@ func (a *App) Warnf(format string, args ...any) {
 	fmt.Fprintf(a.Stderr, "%s: "+format+"\n", append([]any{a.Name}, args...)...)
 }
 
-// StdinDoc says what a binary's stdin document is to it (docs/design.md
-// docs/design.md).
+// StdinDoc says what a binary's stdin document is to it (docs/design/decisions.md
+// docs/design/decisions.md).
 type StdinDoc int
 
 const (
@@ -236,7 +236,7 @@ const (
 // given names the input the command line already holds ("flags", "the id
 // argument"; "" when none). Then stdin is not the input: it is only looked
 // at, without taking anything from it, for at most input.PeekWait
-// (input.Pending, docs/design.md). A JSON document there too is
+// (input.Pending, docs/design/decisions.md). A JSON document there too is
 // ignored with a warning on stderr (it is usually someone else's: a hook's
 // event, a while-read loop's lines), except for DocDestructive, where it is
 // a usage error (invalid_arguments, exit 2). The answer is "{}" with
