@@ -73,7 +73,7 @@ type model struct {
 	Claim      claimCmd      `cmd:"" help:"Claim a task: in_progress under your name, until you finish or unclaim (--lease to expire)."`
 	Done       doneCmd       `cmd:"" help:"Mark a task completed and show what became ready."`
 	Rm         rmCmd         `cmd:"" help:"Delete a task (status deleted; matrixx reopen brings it back)."`
-	Edit       editCmd       `cmd:"" help:"Change a task's subject, priority, description or owner."`
+	Edit       editCmd       `cmd:"" help:"Change a task in your editor, or by flags: subject, priority, description, owner, dependencies."`
 	Log        logCmd        `cmd:"" help:"What happened to a task (or the store): every change, who, when, time in each status."`
 	Undo       undoCmd       `cmd:"" help:"Revert your latest change (or a named one), unless the task changed since."`
 	Reopen     reopenCmd     `cmd:"" help:"Set a completed or deleted task back to pending."`
