@@ -87,7 +87,10 @@ func TestNotifySweepsNamedFiles(t *testing.T) {
 	if w.Due(start.Add(time.Millisecond)) {
 		t.Fatal("due with nothing reported")
 	}
-	if !w.Due(start.Add(FullEvery)) {
+	if w.Due(start.Add(FullEvery)) {
+		t.Fatal("a full sweep is due after FullEvery although the kernel reports changes")
+	}
+	if !w.Due(start.Add(FullEveryNotified)) {
 		t.Fatal("the full sweep is not due after FullEvery")
 	}
 }

@@ -31,9 +31,10 @@ import (
 // less than a second after it (a filesystem with coarse timestamps can
 // hide a second change under the same stamp). A file edited in place (an editor that writes over the
 // file, `echo >>`) does not move the directory: a full sweep runs at least
-// every FullEvery for those. Polling was chosen over inotify because it
-// works the same on every filesystem, network ones and containers'
-// overlays included, and costs one fstat a tick while nothing changes.
+// every FullEvery for those. Polling works the same on every filesystem,
+// network ones and containers' overlays included, and costs one fstat a
+// tick while nothing changes; the kernel's reports (Notify) come on top of
+// it, at once and naming the files, where the kernel can see the writes.
 type Watcher struct {
 	// Dir is the task directory.
 	Dir string
@@ -81,8 +82,23 @@ type Change struct {
 	Outside bool
 }
 
-// FullEvery is the longest time between two full sweeps.
-const FullEvery = 2 * time.Second
+// FullEvery is the longest time between two full sweeps; FullEveryNotified
+// the same while the kernel reports changes (Notify): then a full sweep
+// only catches what it cannot report (another machine's write to a
+// network filesystem), and at 10,000 tasks it is the one costly look, so
+// it runs less often and delays fewer reported changes.
+const (
+	FullEvery         = 2 * time.Second
+	FullEveryNotified = 10 * time.Second
+)
+
+// full is the longest time between two full sweeps now.
+func (w *Watcher) full() time.Duration {
+	if w.n != nil {
+		return FullEveryNotified
+	}
+	return FullEvery
+}
 
 // racy is how long after the directory's mtime a sweep must have started
 // to have seen every change stamped with it: a filesystem's timestamps
@@ -93,7 +109,7 @@ const racy = time.Second
 // Notify asks the kernel to report changes to the directory (inotify on
 // Linux): the channel receives a value after each batch of them, and
 // Sweep then looks at the files named instead of every file, with a full
-// sweep still every FullEvery. nil when the kernel cannot: the watcher
+// sweep still every FullEveryNotified. nil when the kernel cannot: the watcher
 // polls as before. Close stops it.
 func (w *Watcher) Notify() <-chan struct{} {
 	if w.n == nil {
@@ -142,7 +158,7 @@ func (w *Watcher) Problems() []store.Problem {
 // Due reports whether a sweep should run now: the directory moved, is
 // recent, or the last full sweep is FullEvery old. It costs one stat.
 func (w *Watcher) Due(now time.Time) bool {
-	if w.files == nil || now.Sub(w.swept) >= FullEvery {
+	if w.files == nil || now.Sub(w.swept) >= w.full() {
 		return true
 	}
 	if w.n != nil {
@@ -161,7 +177,7 @@ func (w *Watcher) Due(now time.Time) bool {
 // and only records the store as it is. A missing directory is an empty
 // store.
 func (w *Watcher) Sweep(now time.Time) ([]Change, error) {
-	if w.n != nil && w.files != nil && now.Sub(w.swept) < FullEvery {
+	if w.n != nil && w.files != nil && now.Sub(w.swept) < w.full() {
 		if names, all := w.n.take(); !all {
 			return w.sweepNames(names)
 		}
