@@ -196,8 +196,8 @@ type editCmd struct {
 }
 
 func (c *editCmd) Help() string {
-	return `Examples: matrixx edit 7f3a (opens $VISUAL, else $EDITOR); matrixx edit 7f3a -p high -d @notes.md;
-matrixx edit 7f3a --after 9c2e --no-after 1b3d (dependencies)
+	return `Example: matrixx edit 7f3a (opens $VISUAL, else $EDITOR); by flags: matrixx edit 7f3a -p high
+-d @notes.md; dependencies: matrixx edit 7f3a --after 9c2e --no-after 1b3d
 
 Without field flags, opens your editor ($VISUAL, else $EDITOR) on the task as text: subject,
 status, priority, owner, activeForm, labels, blockedBy, blocks, metadata and the description.
