@@ -306,6 +306,9 @@ func (f *Feed) Run(ctx context.Context, emit func([]Event, []Change) error, tick
 	var wake <-chan struct{}
 	var tried time.Time
 	for {
+		if wake != nil && f.W.n == nil {
+			wake = nil // the reports stopped (the directory went away): polling, and asked again
+		}
 		if wake == nil && time.Since(tried) >= FullEvery {
 			// The directory may not exist yet: asked again until it does.
 			tried = time.Now()

@@ -25,7 +25,10 @@ type notifier struct {
 	dir   int32           // the task directory's watch
 	names map[string]bool // task directory entries named since take
 	all   bool            // the kernel dropped events: sweep everything
-	extra map[string]bool // wake-only directories watched
+	// failed says the reports stopped (the directory went away, the read
+	// failed): the watcher goes back to polling.
+	failed bool
+	extra  map[string]bool // wake-only directories watched
 }
 
 const notifyMask = unix.IN_CREATE | unix.IN_CLOSE_WRITE | unix.IN_MODIFY | unix.IN_ATTRIB |
@@ -71,7 +74,7 @@ func (n *notifier) read() {
 				return
 			}
 			n.mu.Lock()
-			n.all = true
+			n.all, n.failed = true, true
 			n.mu.Unlock()
 			n.signal()
 			return
@@ -91,8 +94,10 @@ func (n *notifier) read() {
 				name = string(raw)
 			}
 			switch {
-			case ev.Mask&unix.IN_Q_OVERFLOW != 0, ev.Wd == n.dir && ev.Mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_IGNORED) != 0:
+			case ev.Mask&unix.IN_Q_OVERFLOW != 0:
 				n.all = true
+			case ev.Wd == n.dir && ev.Mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_IGNORED) != 0:
+				n.all, n.failed = true, true // no more reports of the directory
 			case ev.Wd == n.dir && name != "":
 				n.names[name] = true
 			}
@@ -108,6 +113,13 @@ func (n *notifier) signal() {
 	case n.wake <- struct{}{}:
 	default:
 	}
+}
+
+// stopped reports whether the reports stopped for good.
+func (n *notifier) stopped() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.failed
 }
 
 // pending reports whether anything was named since the last take.

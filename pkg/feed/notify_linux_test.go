@@ -93,4 +93,20 @@ func TestNotifySweepsNamedFiles(t *testing.T) {
 	if !w.Due(start.Add(FullEveryNotified)) {
 		t.Fatal("the full sweep is not due after FullEvery")
 	}
+
+	// The directory goes away: the reports stop and the watcher polls again.
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); !w.n.stopped(); {
+		select {
+		case <-wake:
+		case <-time.After(time.Until(deadline)):
+			t.Fatal("no report of the directory's removal")
+		}
+	}
+	w.Due(start.Add(time.Millisecond))
+	if w.n != nil {
+		t.Fatal("still waiting for reports of a directory that is gone")
+	}
 }

@@ -92,6 +92,15 @@ const (
 	FullEveryNotified = 10 * time.Second
 )
 
+// checkNotifier goes back to polling alone once the kernel's reports
+// stopped (the directory was removed or moved away, the read failed).
+func (w *Watcher) checkNotifier() {
+	if w.n != nil && w.n.stopped() {
+		w.n.close()
+		w.n = nil
+	}
+}
+
 // full is the longest time between two full sweeps now.
 func (w *Watcher) full() time.Duration {
 	if w.n != nil {
@@ -158,6 +167,7 @@ func (w *Watcher) Problems() []store.Problem {
 // Due reports whether a sweep should run now: the directory moved, is
 // recent, or the last full sweep is FullEvery old. It costs one stat.
 func (w *Watcher) Due(now time.Time) bool {
+	w.checkNotifier()
 	if w.files == nil || now.Sub(w.swept) >= w.full() {
 		return true
 	}
@@ -177,6 +187,7 @@ func (w *Watcher) Due(now time.Time) bool {
 // and only records the store as it is. A missing directory is an empty
 // store.
 func (w *Watcher) Sweep(now time.Time) ([]Change, error) {
+	w.checkNotifier()
 	if w.n != nil && w.files != nil && now.Sub(w.swept) < w.full() {
 		if names, all := w.n.take(); !all {
 			return w.sweepNames(names)
