@@ -51,7 +51,7 @@ type TaskList struct {
 	Ready    bool     `help:"Only pending tasks with no unresolved blocker."`
 	All      bool     `help:"Every status, completed and deleted included."`
 	Waves    bool     `help:"Plan the active tasks in waves, with cycles and missing blockers."`
-	Label    []string `name:"label" placeholder:"LABEL" help:"Only tasks with this label in metadata.labels (repeatable: all must match)."`
+	Label    []string `name:"label" sep:"none" placeholder:"LABEL" help:"Only tasks with this label in metadata.labels (repeatable: all must match)."`
 	Priority string   `enum:",low,medium,high" default:"" placeholder:"PRIORITY" help:"Only tasks of this priority (low, medium, high)."`
 	Text     string   `placeholder:"WORDS" help:"Only tasks whose subject or description holds every word (case-insensitive)."`
 	Full     bool     `help:"Each task's whole record instead of the short entry."`

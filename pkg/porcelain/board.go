@@ -25,7 +25,7 @@ import (
 type boardCmd struct {
 	Addr   string        `placeholder:"127.0.0.1:PORT" help:"Listen here (127.0.0.1 only; default: a free port)."`
 	Open   bool          `help:"Open the page in a browser (xdg-open) when there is one."`
-	Export string        `placeholder:"DIR" help:"Write a self-contained static page (DIR/index.html) and exit."`
+	Export *string       `placeholder:"DIR" help:"Write a self-contained static page (DIR/index.html) and exit."`
 	Owner  string        `placeholder:"NAME" help:"Claim from the page under this name (default: $MATRIXX_OWNER, else git config user.name, else $USER)."`
 	Lease  time.Duration `placeholder:"DUR" help:"Lease of claims made from the page (default 15m)."`
 }
@@ -63,8 +63,13 @@ func (c *boardCmd) run(r *runner) error {
 	if err != nil {
 		return err
 	}
-	if c.Export != "" {
-		path, err := srv.Export(c.Export)
+	if c.Export != nil {
+		// An empty DIR (an unset variable in a script) is refused rather
+		// than taken for "no --export", which would start a server.
+		if strings.TrimSpace(*c.Export) == "" {
+			return errcode.New(errcode.InvalidArguments, "--export needs a directory (it was given an empty one)")
+		}
+		path, err := srv.Export(*c.Export)
 		if err != nil {
 			return err
 		}

@@ -86,7 +86,7 @@ type lsCmd struct {
 	Owner    string   `short:"o" placeholder:"NAME" help:"Only tasks of this owner."`
 	Parent   string   `placeholder:"ID" help:"Only subtasks of this task (handle or id)."`
 	All      bool     `short:"a" help:"Every status, completed and deleted included."`
-	Label    []string `short:"l" name:"label" placeholder:"LABEL" help:"Only tasks with this label (repeatable: all must match)."`
+	Label    []string `short:"l" name:"label" sep:"none" placeholder:"LABEL" help:"Only tasks with this label (repeatable: all must match)."`
 	Priority string   `short:"p" enum:",low,medium,high" default:"" placeholder:"PRIORITY" help:"Only this priority: low, medium, high."`
 	Full     bool     `help:"With --json: each task's whole record (task-list --full)."`
 }
@@ -490,7 +490,7 @@ type addCmd struct {
 	Priority    string   `short:"p" enum:",low,medium,high" default:"" placeholder:"PRIORITY" help:"low, medium or high."`
 	Description string   `short:"d" placeholder:"TEXT" help:"Description (@FILE reads it from FILE, - from stdin)."`
 	Owner       string   `placeholder:"NAME" help:"Owner."`
-	Label       []string `short:"l" name:"label" placeholder:"LABEL" help:"A label (metadata.labels; repeatable)."`
+	Label       []string `short:"l" name:"label" sep:"none" placeholder:"LABEL" help:"A label (metadata.labels; repeatable)."`
 	Quiet       bool     `short:"q" help:"Print only the task's full id, for scripts: id=$(matrixx add -q \"...\")."`
 }
 
