@@ -1,6 +1,7 @@
 package hookcmd
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,11 +12,11 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/commands"
-	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/hook"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
+	"github.com/natefinch/atomic"
 )
 
 // installCmd runs matrixx-hook install (commands.HookInstall).
@@ -394,14 +395,24 @@ func readSettings(path string) ([]byte, fs.FileMode, error) {
 	return data, fi.Mode().Perm(), nil
 }
 
-// writeSettings replaces the file atomically (pkg/durable), keeping an
-// existing file's mode.
+// writeSettings replaces the file atomically, keeping an existing file's
+// mode (0644 for a new one). A host's settings file needs no fencing and
+// no content-conditional replace (install runs by hand, not under the
+// store's lock), so the design card's natefinch/atomic does it: a
+// temporary file next to it, fsynced, renamed over it.
 func writeSettings(path string, data []byte, mode fs.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return errcode.Wrap(errcode.InternalError, err, "creating %s", filepath.Dir(path))
 	}
-	if err := durable.WriteFile(path, data, durable.Options{Perm: mode}); err != nil {
+	if err := atomic.WriteFile(path, bytes.NewReader(data)); err != nil {
 		return errcode.Wrap(errcode.InternalError, err, "writing %s", path)
+	}
+	// natefinch/atomic keeps an existing file's mode; a new file is
+	// created 0600 and is opened to 0644 like any settings file.
+	if mode == 0 {
+		if err := os.Chmod(path, 0o644); err != nil {
+			return errcode.Wrap(errcode.InternalError, err, "writing %s", path)
+		}
 	}
 	return nil
 }
