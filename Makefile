@@ -61,9 +61,9 @@ bench:
 # flock), the odd .lock files, disk and fsync tests 20 times, then the
 # task-sync proofs at full size (8 machines × 50 claim rounds, 8 machines ×
 # 1,000 edits), then every attack corpus of t/attack whole, in every mode
-# (make test plays a share of each: every third attack cold, every twelfth
-# warm and without the guard, each second-line attack in two of its four
-# modes); every part runs, any fails.
+# (make test plays a share of each: every fifth attack cold, every
+# twentieth warm and without the guard, each second-line attack in two of
+# its four modes); every part runs, any fails.
 stress:
 	@status=0; \
 	FAULT_SCALE=10 $(GO) test -count=1 -timeout 30m -run 'TestKillWriters|TestKillPlanWriters|TestCorruptAndForeignFiles' -v ./t/fault/ || status=1; \

@@ -666,7 +666,7 @@ func every(all []entry, n, offset int) []entry {
 // full is set by ATTACK_SCALE=full (make stress).
 var full = os.Getenv("ATTACK_SCALE") == "full"
 
-// TestAttacks plays every third attack (all with ATTACK_SCALE=full) as
+// TestAttacks plays every fifth attack (all with ATTACK_SCALE=full) as
 // the session's first tool call (the cold case); none may leave a change
 // standing.
 func TestAttacks(t *testing.T) {
@@ -674,18 +674,18 @@ func TestAttacks(t *testing.T) {
 	if len(cases) < 300 && !testing.Short() {
 		t.Fatalf("only %d attacks in the corpus", len(cases))
 	}
-	corpus(t, "cold", every(cases, 3, 0), mode{})
+	corpus(t, "cold", every(cases, 5, 0), mode{})
 }
 
-// TestAttacksWarm plays every twelfth attack (all with ATTACK_SCALE=full)
+// TestAttacksWarm plays every twentieth attack (all with ATTACK_SCALE=full)
 // after one harmless call of the session (the warm case): the harmless
 // call gets no report, the attack is refused or undone.
 func TestAttacksWarm(t *testing.T) {
-	corpus(t, "warm", every(load(t, "attacks.txt"), 12, 1), mode{warm: true})
+	corpus(t, "warm", every(load(t, "attacks.txt"), 20, 1), mode{warm: true})
 }
 
-// TestEveryday plays every everyday command as the session's first call
-// and every sixth after a harmless one (every one in both with
+// TestEveryday plays every second everyday command as the session's
+// first call and every sixth after a harmless one (every one in both with
 // ATTACK_SCALE=full): each must be allowed by the guard and leave no
 // report of the check.
 func TestEveryday(t *testing.T) {
@@ -698,7 +698,7 @@ func TestEveryday(t *testing.T) {
 	t.Run("corpus", func(t *testing.T) {
 		for i, e := range cases {
 			for _, m := range []mode{{}, {warm: true}} {
-				if m.warm && i%6 != 0 && !full {
+				if !full && (m.warm && i%6 != 3 || !m.warm && i%2 != 0) {
 					continue
 				}
 				t.Run(fmt.Sprintf("line%d-warm%v", e.line, m.warm), func(t *testing.T) {
@@ -722,11 +722,11 @@ func TestEveryday(t *testing.T) {
 	t.Logf("everyday commands run: %d; passed untouched: %d", ran, passed)
 }
 
-// TestAttacksWithoutTheGuard plays every twelfth attack (all with
+// TestAttacksWithoutTheGuard plays every twentieth attack (all with
 // ATTACK_SCALE=full) with the guard switched off (disabled_hooks), so the
 // second line alone must undo every change.
 func TestAttacksWithoutTheGuard(t *testing.T) {
-	corpus(t, "without the guard, cold", every(load(t, "attacks.txt"), 12, 2), mode{guardOff: true})
+	corpus(t, "without the guard, cold", every(load(t, "attacks.txt"), 20, 3), mode{guardOff: true})
 }
 
 // TestSecondLineAttacks plays the attacks on the second line itself
