@@ -22,10 +22,10 @@ vet:
 fmt-check:
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-# -timeout: t and t/attack take about 5 minutes each on a quiet 2-core
-# machine and twice that when it is loaded; go test's default of 10 minutes
-# per package would fail them there. go test prints one line per package as
-# each finishes.
+# -timeout: t takes about 3 minutes alone on a quiet 2-core machine (4 to 5
+# beside the other packages) and three times that when it is loaded; go
+# test's default of 10 minutes per package would fail it there. go test
+# prints one line per package as each finishes.
 TESTTIMEOUT ?= 30m
 # The fault tests' own build: matrixx_fault compiles in the store's stop
 # after a write's last lock check (pkg/store/fault.go), which t/fault's
