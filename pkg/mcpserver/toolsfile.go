@@ -1,9 +1,7 @@
 package mcpserver
 
 import (
-	"bytes"
-	"encoding/json"
-
+	"github.com/matrixx-dev/matrixx-tasks/pkg/schema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -18,14 +16,5 @@ func ToolsFile() ([]byte, error) {
 	for _, tl := range Tools() {
 		defs = append(defs, tl.definition())
 	}
-	b, err := json.Marshal(map[string]any{"tools": defs})
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, b, "", "  "); err != nil {
-		return nil, err
-	}
-	buf.WriteByte('\n')
-	return buf.Bytes(), nil
+	return schema.Marshal(map[string]any{"tools": defs})
 }

@@ -29,9 +29,11 @@ func Files() (map[string][]byte, error) {
 	return out, nil
 }
 
-// Marshal renders a schema as the files hold it.
-func Marshal(s *jsonschema.Schema) ([]byte, error) {
-	b, err := json.Marshal(s)
+// Marshal renders a schema (or any document of docs/schemas, such as the
+// MCP tool list) as the files hold it: indented by two spaces, ending in a
+// newline.
+func Marshal(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}

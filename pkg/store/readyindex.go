@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
@@ -587,18 +588,7 @@ func (ix *readyIndex) write() error {
 	if st.Size > readyLogCap {
 		return errors.New("the ready log is full")
 	}
-	b := []byte(strings.Join(ix.pending, ""))
-	for len(b) > 0 {
-		n, err := unix.Write(fd, b)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		b = b[n:]
-	}
-	return nil
+	return durable.WriteAll(fd, []byte(strings.Join(ix.pending, "")))
 }
 
 // writeWhole replaces name below dfd: a temp file renamed over it (a

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/safefile"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
@@ -493,18 +494,7 @@ func appendShard(dfd, i int, entries []dedupEntry) error {
 		return writeShard(dfd, i, 0, entries)
 	}
 	defer unix.Close(fd)
-	b := appendShardLines(nil, entries)
-	for len(b) > 0 {
-		n, err := unix.Write(fd, b)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		b = b[n:]
-	}
-	return nil
+	return durable.WriteAll(fd, appendShardLines(nil, entries))
 }
 
 // writeStamp replaces the stamp's content (made when absent).
