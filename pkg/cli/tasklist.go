@@ -9,8 +9,17 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-// listMemoryLimit is task-list's soft memory limit (runtime/debug): 48 MiB.
-const listMemoryLimit = 48 << 20
+// listMemoryLimit is task-list's soft memory limit (runtime/debug) for a
+// list index of indexSize bytes: 48 MiB, or 4.6 times the index when that
+// is more. 48 MiB keeps task-list at 50,000 tasks under 64 MiB resident;
+// at 100,000 tasks (an index of about 19 MB) the live heap alone is about
+// 57 MB, and a 48 MiB limit would make the collector run dozens of times
+// a listing (twice the CPU), so the limit grows with the store: about
+// 87 MiB there, with the listing under 96 MiB resident
+// (docs/benchmarks.md).
+func listMemoryLimit(indexSize int64) int64 {
+	return max(48<<20, indexSize*46/10)
+}
 
 // listCmd is task-list's command line (commands.TaskList) and what it runs.
 type listCmd struct{ commands.TaskList }
@@ -24,14 +33,10 @@ func TaskList(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func (c *listCmd) run(a *app.App) error {
 	// A listing allocates once per record and exits: collect garbage
 	// rarely (about 10% less CPU at 10,000 tasks, docs/benchmarks.md).
-	// A soft limit of 48 MiB caps what that costs in memory: near it the
-	// collector runs as often as needed and returns freed pages, so
-	// task-list at 50,000 tasks stays under 64 MiB resident
-	// (docs/benchmarks.md). GOMEMLIMIT, when set, is left to decide.
+	// A soft limit (listMemoryLimit) caps what that costs in memory:
+	// near it the collector runs as often as needed and returns freed
+	// pages. GOMEMLIMIT, when set, is left to decide.
 	debug.SetGCPercent(400)
-	if a.Env.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(listMemoryLimit)
-	}
 	a.Pretty = c.Pretty
 	req := &task.ListRequest{Status: task.Status(c.Status), ParentID: c.Parent, Ready: c.Ready, All: c.All, Waves: c.Waves,
 		Labels: c.Label, Priority: task.Priority(c.Priority), Text: c.Text, Full: c.Full}
@@ -44,6 +49,9 @@ func (c *listCmd) run(a *app.App) error {
 		return err
 	}
 	o := a.Ops(&c.Globals, nil)
+	if a.Env.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(listMemoryLimit(o.ListIndexSize()))
+	}
 	var res any
 	switch {
 	case given != "":

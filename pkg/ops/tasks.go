@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"os"
 	"strings"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
@@ -193,6 +194,22 @@ func (o *Ops) listProject() (*Project, error) {
 		}
 	}
 	return p, nil
+}
+
+// ListIndexSize is the size in bytes of the project's list index (about
+// 190 bytes a task), 0 when there is none yet or no project: a listing's
+// memory grows with it, which task-list uses to size its soft memory
+// limit before it lists.
+func (o *Ops) ListIndexSize() int64 {
+	p, err := o.listProject()
+	if err != nil || p.Store.ListIndex == "" {
+		return 0
+	}
+	fi, err := os.Stat(p.Store.ListIndex)
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0
+	}
+	return fi.Size()
 }
 
 // Waves plans the active tasks in waves (task-list --waves).
