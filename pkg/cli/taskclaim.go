@@ -7,6 +7,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/commands"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
@@ -58,7 +59,7 @@ func (c *claimCmd) request(a *app.App) (*store.ClaimRequest, error) {
 			return nil, errcode.New(errcode.InvalidArguments, "--owner is required: task-claim [T-…] --owner NAME (see task-claim --help)")
 		}
 		if err := task.CheckOwner(*c.Owner); err != nil {
-			return nil, app.FlagError(err)
+			return nil, ops.FlagError(err)
 		}
 		req := &store.ClaimRequest{ID: c.ID, Owner: *c.Owner, Paths: c.Paths}
 		if c.Lease != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/commands"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -33,7 +34,7 @@ func (c *cleanupCmd) run(a *app.App) error {
 			return err
 		}
 	} else if err := req.Validate(); err != nil {
-		return app.FlagError(err)
+		return ops.FlagError(err)
 	}
 	a.Pretty = c.Pretty
 	res, err := a.Ops(&c.Globals, &c.WriteFlags).Cleanup(req)

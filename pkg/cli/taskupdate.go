@@ -6,6 +6,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/cli/app"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/commands"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -85,5 +86,5 @@ func (c *updateCmd) request(a *app.App) (*task.UpdateRequest, error) {
 		}
 		req.Metadata = md
 	}
-	return req, app.FlagError(req.Validate())
+	return req, ops.FlagError(req.Validate())
 }

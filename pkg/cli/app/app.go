@@ -329,16 +329,3 @@ func (a *App) ReadSocket(limit int64, what string) ([]byte, bool, error) {
 func (a *App) NeedInput(example string) error {
 	return errcode.New(errcode.InvalidArguments, "no input: pipe a JSON document on stdin (e.g. %s) or use flags; see %s --help", example, a.Name)
 }
-
-// FlagError turns a validation error about a value given in a flag into
-// the usage error it is; invalid_task_id keeps its own code.
-func FlagError(err error) error {
-	if err == nil {
-		return nil
-	}
-	e := errcode.As(err)
-	if e.Code != errcode.ValidationError {
-		return err
-	}
-	return &errcode.Error{Code: errcode.InvalidArguments, Message: e.Message, Field: e.Field, Err: e.Err}
-}
