@@ -128,7 +128,7 @@ func diffSeen(seen *Seen, t *task.Task) []Changed {
 	add("owner", seen.Owner, t.Owner, seen.Owner != t.Owner)
 	add("priority", seen.Priority, t.Priority, seen.Priority != t.Priority)
 	add("blockedBy", seen.BlockedBy, t.BlockedBy, !sameSet(seen.BlockedBy, t.BlockedBy))
-	labels := labelsOf(t)
+	labels := t.Labels()
 	add("labels", seen.Labels, labels, !sameSet(seen.Labels, labels))
 	add("parentID", seen.ParentID, t.ParentID, seen.ParentID != t.ParentID)
 	return out

@@ -78,20 +78,6 @@ func Version(t *task.Task) string {
 	return strconv.FormatUint(h.Sum64(), 16)
 }
 
-// labelsOf reads metadata.labels (an array of strings; anything else is
-// no labels).
-func labelsOf(t *task.Task) []string {
-	v, ok := t.Metadata["labels"]
-	if !ok {
-		return nil
-	}
-	var out []string
-	if json.Unmarshal(v, &out) != nil {
-		return nil
-	}
-	return out
-}
-
 func planOf(t *task.Task) string {
 	v, ok := t.Metadata["planName"]
 	if !ok {
@@ -241,7 +227,7 @@ func (m *model) card(id string) *Card {
 	cl := m.classes[id]
 	c := &Card{
 		ID: id, Handle: m.handles[id], Subject: t.Subject, Status: t.Status, State: cl.State,
-		Owner: t.Owner, Priority: t.Priority, Labels: labelsOf(t), BlockedBy: t.BlockedBy,
+		Owner: t.Owner, Priority: t.Priority, Labels: t.Labels(), BlockedBy: t.BlockedBy,
 		Waits: cl.Waits, Blocks: t.Blocks, ParentID: t.ParentID, Plan: planOf(t), Version: Version(t),
 	}
 	if kids := m.children[id]; len(kids) > 0 {
@@ -271,23 +257,9 @@ func (m *model) card(id string) *Card {
 		}
 		c.Overlaps = m.overlaps[id]
 	} else if t.Status == task.Pending {
-		c.Paths = declaredPaths(t)
+		c.Paths = store.DeclaredPaths(t)
 	}
 	return c
-}
-
-// declaredPaths reads metadata.paths (an array of strings; anything else
-// is none).
-func declaredPaths(t *task.Task) []string {
-	v, ok := t.Metadata[store.PathsKey]
-	if !ok {
-		return nil
-	}
-	var out []string
-	if json.Unmarshal(v, &out) != nil {
-		return nil
-	}
-	return out
 }
 
 // leaseOverlaps pairs the in_progress tasks whose live path leases
