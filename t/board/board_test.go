@@ -374,6 +374,12 @@ func TestBoardActions(t *testing.T) {
 	if code != 409 || !strings.Contains(doc["message"].(string), "does not wait") {
 		t.Fatalf("undepend of a missing edge: %d %v", code, doc)
 	}
+	// The blocker's card changes with each edge too (its blocks): the page
+	// is current for it once it shows the edge gone, then back.
+	blocks := func(n int) func(map[string]any) bool {
+		return func(c map[string]any) bool { l, _ := c["blocks"].([]any); return len(l) == n }
+	}
+	b.waitCard(t, blocker, blocks(0))
 	code, doc = post(`{"op":"depend","id":"` + a + `","v":"` + doc["v"].(string) + `","blocker":"` + blocker + `"}`)
 	if code != 200 {
 		t.Fatalf("depend again: %d %v", code, doc)
@@ -383,7 +389,7 @@ func TestBoardActions(t *testing.T) {
 	if code != 409 || !strings.Contains(doc["message"].(string), "blocker") && !strings.Contains(doc["message"].(string), "blocked") {
 		t.Fatalf("claim of a blocked task: %d %v", code, doc)
 	}
-	bc := b.card(t, blocker)
+	bc := b.waitCard(t, blocker, blocks(1))
 	code, doc = post(`{"op":"claim","id":"` + blocker + `","v":"` + bc["v"].(string) + `"}`)
 	if code != 200 {
 		t.Fatalf("claim: %d %v", code, doc)
