@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -51,7 +52,8 @@ func list(p func(t *task.Task) *[]string) (func(t *task.Task) any, func(t *task.
 }
 
 // fields are the record's fields but id and metadata, in record order.
-var fields = func() []field {
+// They are built on first use, not at start-up.
+var fields = sync.OnceValue(func() []field {
 	mk := func(name string, get func(t *task.Task) any, set func(t *task.Task, v jsontext.Value) error) field {
 		return field{name, get, set}
 	}
@@ -94,7 +96,7 @@ var fields = func() []field {
 	g, s = str(func(t *task.Task) *string { return &t.ProjectRoot })
 	add("projectRoot", g, s)
 	return out
-}()
+})
 
 // MetadataPrefix starts the Field of a change to one metadata key.
 const MetadataPrefix = "metadata."
@@ -115,7 +117,7 @@ func encode(v any) jsontext.Value {
 // every set field of new is a change (subject and description always).
 func Diff(old, new *task.Task) []Change {
 	var out []Change
-	for _, f := range fields {
+	for _, f := range fields() {
 		var o, n jsontext.Value
 		if old != nil {
 			o = encode(f.get(old))
@@ -181,11 +183,11 @@ func Apply(t *task.Task, changes []Change, reverse bool) error {
 			t.Metadata[k] = v.Clone()
 			continue
 		}
-		i := slices.IndexFunc(fields, func(f field) bool { return f.name == c.Field })
+		i := slices.IndexFunc(fields(), func(f field) bool { return f.name == c.Field })
 		if i < 0 {
 			return fmt.Errorf("unknown field %q", c.Field)
 		}
-		if err := fields[i].set(t, v); err != nil {
+		if err := fields()[i].set(t, v); err != nil {
 			return fmt.Errorf("field %s: %w", c.Field, err)
 		}
 	}
@@ -198,11 +200,11 @@ func Value(t *task.Task, name string) jsontext.Value {
 	if k, ok := strings.CutPrefix(name, MetadataPrefix); ok {
 		return compact(t.Metadata[k])
 	}
-	i := slices.IndexFunc(fields, func(f field) bool { return f.name == name })
+	i := slices.IndexFunc(fields(), func(f field) bool { return f.name == name })
 	if i < 0 {
 		return nil
 	}
-	return encode(fields[i].get(t))
+	return encode(fields()[i].get(t))
 }
 
 // Replay folds a task's events into the record they describe: nil when

@@ -217,7 +217,7 @@ func (it *CreateItem) Validate() error {
 			return err
 		}
 	}
-	if it.Ref != "" && !refName.MatchString(it.Ref) {
+	if it.Ref != "" && !validRefName(it.Ref) {
 		return errcode.Field(errcode.ValidationError, "ref", "%q is not a ref (1 to 64 letters, digits, '.', '_' or '-')", trimRef(it.Ref))
 	}
 	if it.Priority != "" && !it.Priority.Valid() {
