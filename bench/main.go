@@ -147,7 +147,7 @@ func run(c *config) error {
 // build compiles every binary and the baseline program into b.bin.
 func (b *bench) build() error {
 	b.logf("building binaries into %s", b.bin)
-	cmd := exec.Command(b.goCmd, "build", "-o", b.bin+string(filepath.Separator), "./cmd/...", "./bench/readstdin")
+	cmd := exec.Command(b.goCmd, "build", "-o", b.bin+string(filepath.Separator), "./cmd/...", "./bench/readstdin", "./bench/linkfloor")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	return cmd.Run()
 }
