@@ -84,9 +84,9 @@ func (s Sessions) load(session string) (*sessionRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	var rec sessionRecord
-	if err := json.Unmarshal(data, &rec); err != nil || rec.Session != session {
-		return nil, errors.New("damaged session record")
+	rec, err := decodeSessionRecord(data)
+	if err != nil || rec.Session != session {
+		return nil, errSessionRecord
 	}
 	return &rec, nil
 }
@@ -178,7 +178,7 @@ func (s Sessions) Spans(now time.Time) []Span {
 		data, err := readCapped(p, 1<<20)
 		var rec sessionRecord
 		if err == nil {
-			err = json.Unmarshal(data, &rec)
+			rec, err = decodeSessionRecord(data)
 		}
 		if err != nil {
 			out = append(out, Span{From: math.MinInt64, To: math.MaxInt64})
