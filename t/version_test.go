@@ -11,7 +11,7 @@ import (
 
 // TestMakeBuildStampsTheRevision builds the binaries with make build, as a
 // user does in a git checkout, and checks that --version names the commit
-// (docs/design/decisions.md S23), whatever GOFLAGS says about -buildvcs. Skipped
+// (docs/design/decisions.md, "Version strings"), whatever GOFLAGS says about -buildvcs. Skipped
 // outside a git checkout, without make or git, and with -short.
 func TestMakeBuildStampsTheRevision(t *testing.T) {
 	if testing.Short() {

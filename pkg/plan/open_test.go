@@ -43,7 +43,7 @@ func TestOpenItems(t *testing.T) {
 		{tk(other.Root, `"auth"`, `1`), false},
 		{tk(other.Root, `"auth"`, `4`), true},
 	}
-	// a shared store (S24): a task of another project is looked up there
+	// a shared store (docs/design/decisions.md, "Canonical roots"): a task of another project is looked up there
 	o := NewOpenItems(s.Root, project.NewMatcher(s.Root, false).Same)
 	for i, tt := range tests {
 		if got := o.Has(tt.task); got != tt.want {

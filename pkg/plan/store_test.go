@@ -274,7 +274,7 @@ func TestLinksAndManifest(t *testing.T) {
 		tk(task.Pending, "/r", map[string]string{"planName": `"auth"`, "planItem": `true`}),
 		tk(task.Pending, "/r", map[string]string{"planItem": `7`}),
 	}
-	// a shared store: /other is another project (S24)
+	// a shared store: /other is another project (docs/design/decisions.md, "Canonical roots")
 	links := LinksOf(tasks, "auth", project.NewMatcher("/r", false).Same)
 	content := "# Auth\n1. [ ] a\n2. [ ] b\n3. [ ] c\n4. [ ] d\n5. [x] e\n6. [ ]\n7. [ ] g\n- [ ] meta\n"
 	p := &Plan{Name: "auth", Text: hashline.Split(content)}

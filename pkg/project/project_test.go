@@ -79,7 +79,7 @@ func TestSessionAndOpenCodeDir(t *testing.T) {
 }
 
 // TestRootIsCanonical: a project reached through a symbolic link has the
-// root of its real directory, whichever source names it (S24).
+// root of its real directory, whichever source names it (docs/design/decisions.md, "Canonical roots").
 func TestRootIsCanonical(t *testing.T) {
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

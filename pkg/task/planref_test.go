@@ -41,7 +41,7 @@ func TestPlanItem(t *testing.T) {
 }
 
 // TestPlanKey: two tasks share a key exactly when their (planName,
-// planItem) pairs are equal, both absent included (S21).
+// planItem) pairs are equal, both absent included (docs/design/decisions.md, "Dedup knows plan items").
 func TestPlanKey(t *testing.T) {
 	same := [][2]string{
 		{`{}`, `{"other":1}`},

@@ -104,7 +104,7 @@ func TestFsync(t *testing.T) {
 	calls = p.straced(t, "task-cleanup", "")
 	rec := regexp.QuoteMeta(filepath.Join(dir, id+".json"))
 	// The record leaves its name by a rename to a claim name (judged, then
-	// unlinked: docs/design/decisions.md S41) or an unlink, before the directory fsync.
+	// unlinked: docs/design/decisions.md, "Fencing: a late write cannot land") or an unlink, before the directory fsync.
 	i := index(calls, 0, `^(unlink(at)? .*"`+rec+`"|rename(at2?)? .*"`+rec+`".*tmp-remove-)`)
 	k := index(calls, max(i, 0), `^f(data)?sync \d+<`+regexp.QuoteMeta(dir)+`>`)
 	if i < 0 || k < 0 {
