@@ -486,7 +486,7 @@ EOF`},
 		{cmd: `ln -s .matrixx/tasks t && rm t/T-1.json`, deny: true},
 		{cmd: `ln -s /tmp/evil.json .matrixx/tasks/T-1.json`, deny: true},
 
-		// Read-only viewers (G2: Bash may read plans).
+		// Read-only viewers (Bash may read plans).
 		{cmd: `vim -R .matrixx/plans/p.md`},
 		{cmd: `view .matrixx/plans/p.md`},
 		{cmd: `code --diff .matrixx/plans/p.md /tmp/p.md`},

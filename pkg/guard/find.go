@@ -429,7 +429,7 @@ func (x *findExpr) primary(args []string, pos *int, neg bool) int {
 		n.arg = arg()
 		if !neg && containsFold(n.arg, "matrix") {
 			// A test naming .matrixx selects it wherever it lies,
-			// deeper than the walk looks (G14): find . -name .matrixx.
+			// deeper than the walk looks (docs/guard.md, whole-tree walks): find . -name .matrixx.
 			switch a {
 			case "-name", "-iname":
 				if shellMatch(n.arg, ".matrixx", a == "-iname") {

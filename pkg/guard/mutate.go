@@ -376,8 +376,8 @@ func (s *shell) editorScript(name string, args []string, in input) {
 }
 
 // editor checks an editor: it writes its file operands, unless it is
-// started read-only (vim -R, vim -M, view, nano -v, code --diff): G2
-// lets Bash read plans.
+// started read-only (vim -R, vim -M, view, nano -v, code --diff): Bash
+// may read plans (docs/guard.md, File tools).
 func (s *shell) editor(name string, args []string) {
 	for _, a := range args {
 		switch a {
@@ -835,7 +835,7 @@ func chownSelf(args []string) bool {
 // storeDir reports whether p (relative to the current directory) is a
 // store directory itself — .matrixx/tasks, .matrixx/plans, .matrixx/state,
 // an Extra or State directory — not something inside one: mkdir of it
-// makes an empty store, which the binaries would make anyway (G5).
+// makes an empty store, which the binaries would make anyway.
 func (s *shell) storeDir(p string) bool {
 	a := cleanPath(joinPath(s.cwd, slashes(s.tilde(p))))
 	if a == "" || strings.IndexByte(a, unknown) >= 0 {
