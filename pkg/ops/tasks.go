@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"bufio"
+	"fmt"
 	"os"
 	"strings"
 
@@ -294,7 +296,8 @@ func (o *Ops) Claim(req store.ClaimRequest, remote string) (*contract.TaskAnswer
 // (task-doctor). Findings not repaired are also on Stderr; DoctorExit
 // gives the exit status.
 func (o *Ops) Doctor(repair bool) (*store.DoctorReport, error) {
-	p, err := o.Project()
+	p, err := o.listProject() // the check reads through the list index
+
 	if err != nil {
 		return nil, err
 	}
@@ -303,11 +306,15 @@ func (o *Ops) Doctor(repair bool) (*store.DoctorReport, error) {
 		return nil, err
 	}
 	worktreeStores(rep, p.Root)
+	// The lines Warnf would print, written in blocks of 1 MiB (tens of
+	// thousands of findings on a large store).
+	w := bufio.NewWriterSize(o.env.Stderr, 1<<20)
 	for _, f := range rep.Findings {
 		if !f.Repaired {
-			o.Warnf("%s %s: %s", f.Severity, f.Kind, f.Message)
+			fmt.Fprintf(w, "%s: %s %s: %s\n", o.env.Name, f.Severity, f.Kind, f.Message)
 		}
 	}
+	_ = w.Flush()
 	return rep, nil
 }
 

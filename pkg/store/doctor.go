@@ -84,10 +84,15 @@ func (r *DoctorReport) Add(f Finding) {
 // safe repairs through the store's own writes (each file keeps its mtime):
 // adds missing mirror edges and drops edges (blockedBy, blocks, parentID)
 // to tasks that no longer exist. Without repair it reads without the lock
-// and writes nothing. Errors: task_lock_unavailable, internal_error.
+// and writes nothing in the project; it reads only the fields it checks
+// (task.DecodeListRecord with blocks and metadata.claim, served by the list
+// index like task-list), which accepts and refuses exactly the records a
+// full decode does, with the same errors. With repair it decodes every
+// record whole, since it may write them. Errors: task_lock_unavailable,
+// internal_error.
 func (s *Store) Doctor(repair bool) (*DoctorReport, error) {
 	if !repair {
-		snap, err := s.Scan(ScanOptions{})
+		snap, err := s.Scan(ScanOptions{ListFields: true, KeepMeta: claim.Key, Blocks: true})
 		if err != nil {
 			return nil, err
 		}
@@ -208,11 +213,11 @@ func diagnose(snap *Snapshot, now time.Time) *DoctorReport {
 			Message: fmt.Sprintf("%s is not a valid task record: %s", p.File, p.Error),
 			Repair:  "by hand: restore the file from a backup or version control, or remove it (no command reads or changes it meanwhile)"})
 	}
-	tasks := map[string]*task.Task{}
+	tasks := make(map[string]*task.Task, len(snap.Entries))
 	for _, e := range snap.Entries {
 		tasks[e.Task.ID] = e.Task
 	}
-	rep.Findings = append(rep.Findings, parentCycles(tasks)...) // doctor_parents.go
+	rep.Findings = append(rep.Findings, parentCycles(snap.Entries, tasks)...) // doctor_parents.go
 	// An unreadable file is not a missing task: edges to it are left alone.
 	unreadable := map[string]bool{}
 	for _, p := range snap.Problems {
@@ -289,11 +294,12 @@ func diagnose(snap *Snapshot, now time.Time) *DoctorReport {
 				fix: func(get func(string) *task.Task) { get(id).ParentID = "" }})
 		}
 		if t.Status == task.InProgress {
-			if claim.Malformed(t) {
+			c := claim.Of(t)
+			if _, has := t.Metadata[claim.Key]; has && c == nil { // claim.Malformed
 				add(Finding{Kind: KindClaimMalformed, Severity: SeverityWarning, IDs: []string{t.ID},
 					Message: fmt.Sprintf("%s has a metadata.claim that is not a claim object; it is treated as no claim", t.ID),
 					Repair:  fmt.Sprintf("by hand: task-update %s --status pending ends it (or task-claim %s --owner NAME re-claims it)", t.ID, t.ID)})
-			} else if c := claim.Of(t); c != nil && c.Expired(now) {
+			} else if c != nil && c.Expired(now) {
 				exp, _ := c.Expiry()
 				add(Finding{Kind: KindClaimExpired, Severity: SeverityWarning, IDs: []string{t.ID},
 					Message: fmt.Sprintf("%s is in progress under a claim by %s that expired at %s", t.ID, claim.Holder(t, c), claim.Stamp(exp)),
@@ -312,9 +318,14 @@ func diagnose(snap *Snapshot, now time.Time) *DoctorReport {
 	// A one-sided blocks edge gets its mirror (x blockedBy id) only when
 	// that closes no cycle: when id does not already wait for x, over the
 	// blockedBy lists of every task plus the mirrors accepted before it.
-	waitsFor := map[string][]string{}
-	for _, e := range snap.Entries {
-		waitsFor[e.Task.ID] = slices.Clone(e.Task.BlockedBy)
+	var waitsFor map[string][]string
+	if len(mirrors) > 0 {
+		waitsFor = make(map[string][]string, len(snap.Entries))
+		for _, e := range snap.Entries {
+			// Clipped: a mirror appended below copies the list, never
+			// writing into the task's own.
+			waitsFor[e.Task.ID] = slices.Clip(e.Task.BlockedBy)
+		}
 	}
 	for _, m := range mirrors {
 		id, x := m.from, m.to
@@ -336,7 +347,7 @@ func diagnose(snap *Snapshot, now time.Time) *DoctorReport {
 	// Cycles: exactly the ones task-list --waves reports (active tasks over
 	// blockedBy, completed blockers resolved); a task waiting for itself is
 	// its self_edge finding.
-	for _, ids := range PlanWaves(snap, &task.ListRequest{}, now).Cycles {
+	for _, ids := range waveCycles(snap, now) {
 		if len(ids) == 1 {
 			continue
 		}

@@ -16,18 +16,21 @@ import (
 const KindParentCycle = "parent_cycle"
 
 // parentCycles finds every parentID loop of tasks (one finding per loop,
-// ids sorted). Each chain is followed once, so it costs linear time.
-func parentCycles(tasks map[string]*task.Task) []Finding {
+// ids sorted); entries are the snapshot's, sorted by id, tasks the same by
+// id. Each chain is followed once, so it costs linear time; a task without
+// a parent is in no loop and starts no chain.
+func parentCycles(entries []Entry, tasks map[string]*task.Task) []Finding {
 	var out []Finding
 	done := map[string]bool{}
-	ids := make([]string, 0, len(tasks))
-	for id := range tasks {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, start := range ids {
-		var path []string
-		on := map[string]int{}
+	on := map[string]int{}
+	var path []string
+	for _, e := range entries {
+		start := e.Task.ID
+		if e.Task.ParentID == "" || done[start] {
+			continue
+		}
+		path = path[:0]
+		clear(on)
 		for id := start; id != "" && !done[id]; {
 			if i, ok := on[id]; ok {
 				out = append(out, parentCycle(tasks, slices.Clone(path[i:])))

@@ -44,10 +44,11 @@ import (
 // mismatch, a torn or corrupt file, is the same as no index.
 
 // listIndexMagic starts every list index file; listIndexVersion is its
-// format (an index of any other version is ignored and rewritten).
+// format (an index of any other version is ignored and rewritten). Version
+// 2 rows also hold blocks (task-doctor's scan).
 const (
 	listIndexMagic   = "matrixx-list-index\n"
-	listIndexVersion = 1
+	listIndexVersion = 2
 )
 
 // racyWindow is how much older than the scan's start a file's ctime must
@@ -201,8 +202,9 @@ func (ix *listIndex) match(ents []entry) []int32 {
 }
 
 // row decodes row i if it was made for identity id, into t (whose
-// BlockedBy may be cut from *blocked).
-func (ix *listIndex) row(i int, id fileID, keepMeta string, t *task.Task, blocked *[]string) bool {
+// BlockedBy, and Blocks when blocks is set, may be cut from *blocked).
+// Without blocks, t.Blocks is left nil.
+func (ix *listIndex) row(i int, id fileID, keepMeta string, blocks bool, t *task.Task, blocked *[]string) bool {
 	r := rowReader{s: ix.str[:ix.ends[i]], p: ix.starts[i]}
 	name := r.str()
 	got := fileID{ino: r.u64(), size: r.varint(), mtime: r.varint(), ctime: r.varint(), mode: uint32(r.uvarint())}
@@ -218,22 +220,13 @@ func (ix *listIndex) row(i int, id fileID, keepMeta string, t *task.Task, blocke
 	t.ThreadID = r.str()
 	flags := r.uvarint()
 	if flags&1 != 0 {
-		n := int(r.uvarint())
-		if r.bad || n > len(ix.str) {
+		if t.BlockedBy = r.list(len(ix.str), blocked, true); r.bad {
 			return false
 		}
-		if n == 0 {
-			t.BlockedBy = []string{}
-		} else if cap(*blocked)-len(*blocked) < n {
-			*blocked = make([]string, 0, max(n, 1024))
-		}
-		if n > 0 {
-			b := *blocked
-			for range n {
-				b = append(b, r.str())
-			}
-			t.BlockedBy = b[len(*blocked):len(b):len(b)]
-			*blocked = b
+	}
+	if flags&4 != 0 {
+		if t.Blocks = r.list(len(ix.str), blocked, blocks); r.bad {
+			return false
 		}
 	}
 	if flags&2 != 0 {
@@ -245,6 +238,36 @@ func (ix *listIndex) row(i int, id fileID, keepMeta string, t *task.Task, blocke
 		r.p += n
 	}
 	return !r.bad && r.p == ix.ends[i]
+}
+
+// list reads a list of strings (its length, then each string), cut from
+// *slab (grown in blocks of 1,024); with keep false it is read past and nil
+// returned. A length over limit is bad.
+func (r *rowReader) list(limit int, slab *[]string, keep bool) []string {
+	n := int(r.uvarint())
+	if r.bad || n > limit {
+		r.bad = true
+		return nil
+	}
+	if !keep {
+		for range n {
+			r.str()
+		}
+		return nil
+	}
+	if n == 0 {
+		return []string{}
+	}
+	if cap(*slab)-len(*slab) < n {
+		*slab = make([]string, 0, max(n, 1024))
+	}
+	b := *slab
+	for range n {
+		b = append(b, r.str())
+	}
+	out := b[len(*slab):len(b):len(b)]
+	*slab = b
+	return out
 }
 
 // raw is row i's bytes (name and identity included, length excluded).
@@ -325,12 +348,22 @@ func appendRow(b []byte, name string, id fileID, t *task.Task, keepMeta string) 
 	if hasMeta && keepMeta != "" {
 		flags |= 2
 	}
-	b = binary.AppendUvarint(b, flags)
-	if flags&1 != 0 {
-		b = binary.AppendUvarint(b, uint64(len(t.BlockedBy)))
-		for _, s := range t.BlockedBy {
+	if t.Blocks != nil {
+		flags |= 4
+	}
+	list := func(b []byte, l []string) []byte {
+		b = binary.AppendUvarint(b, uint64(len(l)))
+		for _, s := range l {
 			b = str(b, s)
 		}
+		return b
+	}
+	b = binary.AppendUvarint(b, flags)
+	if flags&1 != 0 {
+		b = list(b, t.BlockedBy)
+	}
+	if flags&4 != 0 {
+		b = list(b, t.Blocks)
 	}
 	if flags&2 != 0 {
 		b = str(b, string(meta))

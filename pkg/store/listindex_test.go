@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,15 +33,15 @@ func trustNow(t *testing.T) {
 // entries in full (every field the list decoding keeps).
 func listAnswer(t *testing.T, s *Store, req *task.ListRequest) string {
 	t.Helper()
-	snap, err := s.Scan(ScanOptions{ListFields: true, KeepMeta: claim.Key})
+	snap, err := s.Scan(ScanOptions{ListFields: true, KeepMeta: claim.Key, Blocks: true})
 	if err != nil {
 		return "error: " + err.Error()
 	}
 	var b strings.Builder
 	for _, e := range snap.Entries {
 		x := e.Task
-		fmt.Fprintf(&b, "%s|%q|%s|%q|%s|%q|%q|%q|%v|%q\n", x.ID, x.Subject, x.Status, x.Owner, x.Priority, x.ParentID, x.ThreadID,
-			x.BlockedBy, x.BlockedBy == nil, x.Metadata[claim.Key])
+		fmt.Fprintf(&b, "%s|%q|%s|%q|%s|%q|%q|%q|%v|%q|%q\n", x.ID, x.Subject, x.Status, x.Owner, x.Priority, x.ParentID, x.ThreadID,
+			x.BlockedBy, x.BlockedBy == nil, x.Metadata[claim.Key], x.Blocks)
 	}
 	res := SummarizeAt(snap, req, time.Unix(1_900_000_000, 0))
 	out, err := json.Marshal(res)
@@ -119,7 +120,18 @@ func TestListIndexNeverWrong(t *testing.T) {
 		if meta != "" {
 			m = `,"metadata":` + meta
 		}
-		return []byte(fmt.Sprintf(`{"id":%q,"subject":%q,"description":"d","status":%q,"blocks":[],"blockedBy":%s%s}`, id, subject, status, bl, m))
+		// blocks: the blockedBy list reversed, or null, or absent
+		blocks := `"blocks":null,`
+		switch len(subject) % 3 {
+		case 0:
+			rev := slices.Clone(blockedBy)
+			slices.Reverse(rev)
+			bs, _ := json.Marshal(append(rev, "T-x"))
+			blocks = `"blocks":` + string(bs) + `,`
+		case 1:
+			blocks = ""
+		}
+		return []byte(fmt.Sprintf(`{"id":%q,"subject":%q,"description":"d","status":%q,%s"blockedBy":%s%s}`, id, subject, status, blocks, bl, m))
 	}
 	served := 0
 	steps := 400

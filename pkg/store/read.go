@@ -63,6 +63,9 @@ type ScanOptions struct {
 	// description, metadata and the other members are not kept.
 	ListFields bool
 	KeepMeta   string
+	// Blocks keeps blocks too in a ListFields scan (task-doctor). A
+	// ListFields scan without it may leave Blocks nil.
+	Blocks bool
 }
 
 // IsTaskFile reports whether a directory entry name is in the T-*.json glob.
@@ -416,7 +419,7 @@ func (s *Store) Scan(opt ScanOptions) (*Snapshot, error) {
 							if len(slab) == 0 {
 								slab = make([]task.Task, min(256, (len(names)-i)/workers+1))
 							}
-							if ix.row(int(k), id, opt.KeepMeta, &slab[0], &blocked) {
+							if ix.row(int(k), id, opt.KeepMeta, opt.Blocks, &slab[0], &blocked) {
 								placed[ix.ranks[k]] = Entry{Task: &slab[0]}
 								r.served++
 								slab = slab[1:]

@@ -59,6 +59,17 @@ func (s *Store) Waves(req *task.ListRequest) (*WavesResult, error) {
 // parent's subtasks are shown (waves keep the numbers of the whole plan;
 // empty waves are left out). It runs in time linear in the store.
 func PlanWaves(snap *Snapshot, req *task.ListRequest, now time.Time) *WavesResult {
+	return planWaves(snap, req, now, false)
+}
+
+// waveCycles is PlanWaves(snap, every task, now).Cycles alone: the waves'
+// summaries and missing are not made (task-doctor's cycle check).
+func waveCycles(snap *Snapshot, now time.Time) [][]string {
+	return planWaves(snap, &task.ListRequest{}, now, true).Cycles
+}
+
+// planWaves is PlanWaves; with cyclesOnly the answer holds only cycles.
+func planWaves(snap *Snapshot, req *task.ListRequest, now time.Time, cyclesOnly bool) *WavesResult {
 	res := &WavesResult{Waves: []Wave{}, Cycles: [][]string{}, Missing: []Stuck{}, Problems: snap.Problems}
 	status := make(map[string]task.Status, len(snap.Entries))
 	for _, e := range snap.Entries {
@@ -66,7 +77,7 @@ func PlanWaves(snap *Snapshot, req *task.ListRequest, now time.Time) *WavesResul
 	}
 	// Nodes: the active tasks, indexed.
 	var nodes []*task.Task
-	index := map[string]int{}
+	index := make(map[string]int, len(snap.Entries))
 	for _, e := range snap.Entries {
 		if e.Task.Status.Active() {
 			index[e.Task.ID] = len(nodes)
@@ -119,7 +130,7 @@ func PlanWaves(snap *Snapshot, req *task.ListRequest, now time.Time) *WavesResul
 	byWave := map[int][]task.Summary{}
 	maxWave := 0
 	for i, t := range nodes {
-		if wave[i] == 0 || !show(t) {
+		if cyclesOnly || wave[i] == 0 || !show(t) {
 			continue
 		}
 		byWave[wave[i]] = append(byWave[wave[i]], summaryOf(t, unresolved[i], now))
@@ -149,6 +160,9 @@ func PlanWaves(snap *Snapshot, req *task.ListRequest, now time.Time) *WavesResul
 		}
 	}
 	slices.SortFunc(res.Cycles, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
+	if cyclesOnly {
+		return res
+	}
 	for i, t := range nodes {
 		if wave[i] != 0 || !show(t) {
 			continue

@@ -10,9 +10,9 @@ import (
 )
 
 // DecodeListRecord is DecodeRecord for readers that need only a task's
-// list fields: id, subject, status, blockedBy, owner, parentID, threadID,
-// priority and, of metadata, only the member named keepMeta (task-list's
-// claim). Every other member is checked exactly as DecodeRecord checks it
+// list fields: id, subject, status, blocks, blockedBy, owner, parentID,
+// threadID, priority and, of metadata, only the member named keepMeta
+// (task-list's claim; blocks is task-doctor's). Every other member is checked exactly as DecodeRecord checks it
 // (same strict options: unknown, duplicate and wrong-case keys refused,
 // raw invalid UTF-8 refused, types checked) but not kept, so a scan of a
 // large store allocates a fraction of the memory. A record it does not
@@ -33,7 +33,7 @@ type listRecord struct {
 	Description skipString `json:"description"`
 	Status      Status     `json:"status"`
 	ActiveForm  skipString `json:"activeForm,omitempty"`
-	Blocks      skipList   `json:"blocks"`
+	Blocks      keptList   `json:"blocks"`
 	BlockedBy   []string   `json:"blockedBy"`
 	Owner       string     `json:"owner,omitempty"`
 	Priority    Priority   `json:"priority,omitempty"`
@@ -59,13 +59,14 @@ func (s *skipString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return errSlow
 }
 
-// skipList is a JSON array of strings (or nulls), or null, validated and
-// dropped.
-type skipList struct{}
+// keptList is a JSON array of strings (or nulls, kept as ""), or null
+// (kept as nil), as DecodeRecord decodes a []string.
+type keptList struct{ list []string }
 
-func (*skipList) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+func (k *keptList) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch dec.PeekKind() {
 	case 'n':
+		k.list = nil
 		return dec.SkipValue()
 	case '[':
 	default:
@@ -74,15 +75,23 @@ func (*skipList) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	if _, err := dec.ReadToken(); err != nil {
 		return err
 	}
+	k.list = []string{}
 	for {
 		switch dec.PeekKind() {
 		case ']':
 			_, err := dec.ReadToken()
 			return err
-		case '"', 'n':
-			if err := dec.SkipValue(); err != nil {
+		case '"':
+			tok, err := dec.ReadToken()
+			if err != nil {
 				return err
 			}
+			k.list = append(k.list, tok.String())
+		case 'n':
+			if _, err := dec.ReadToken(); err != nil {
+				return err
+			}
+			k.list = append(k.list, "")
 		default:
 			return errSlow
 		}
@@ -142,7 +151,7 @@ func decodeList(data []byte, keepMeta string) (*Task, bool) {
 	if r.ID == missing || r.Subject == missing || r.Status == missing || !r.Description.present {
 		return nil, false
 	}
-	t := &Task{ID: r.ID, Subject: r.Subject, Status: r.Status, BlockedBy: r.BlockedBy, Owner: r.Owner,
+	t := &Task{ID: r.ID, Subject: r.Subject, Status: r.Status, Blocks: r.Blocks.list, BlockedBy: r.BlockedBy, Owner: r.Owner,
 		Priority: r.Priority, Metadata: r.Metadata.m, ParentID: r.ParentID, ThreadID: r.ThreadID}
 	if err := t.Validate(); err != nil {
 		return nil, false

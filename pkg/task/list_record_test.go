@@ -7,7 +7,7 @@ import (
 
 // listFields is what DecodeListRecord promises to keep.
 func listFields(t *Task, keep string) Task {
-	out := Task{ID: t.ID, Subject: t.Subject, Status: t.Status, BlockedBy: t.BlockedBy, Owner: t.Owner,
+	out := Task{ID: t.ID, Subject: t.Subject, Status: t.Status, Blocks: t.Blocks, BlockedBy: t.BlockedBy, Owner: t.Owner,
 		ParentID: t.ParentID, ThreadID: t.ThreadID}
 	if v, ok := t.Metadata[keep]; ok {
 		out.Metadata = Metadata{keep: v}
@@ -26,6 +26,8 @@ func FuzzDecodeListRecord(f *testing.F) {
 		`{"id":"T-1","subject":"s","description":"d","status":"pending","metadata":{"a":1,"a":2}}`,
 		`{"id":"T-1","subject":"s","description":"d","status":"pending","metadata":{"cl\u0061im":1}}`,
 		`{"id":"T-1","subject":"s","description":"d","status":"pending","blocks":["a",1]}`,
+		`{"id":"T-1","subject":"s","description":"d","status":"pending","blocks":["a\u0062",null,"T-2"],"blockedBy":null}`,
+		`{"id":"T-1","subject":"s","description":"d","status":"pending","blocks":"a"}`,
 		`{"id":"T-1","subject":"s","description":5,"status":"pending"}`,
 		`{"id":"T-1","subject":"s","description":"\ud83d","status":"pending"}`,
 		"{\"id\":\"T-1\",\"subject\":\"s\",\"description\":\"\xff\",\"status\":\"pending\"}",
