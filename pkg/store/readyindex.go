@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -28,11 +29,16 @@ import (
 // It lives in <taskdir>/.index/ready/ (writing it never changes the task
 // directory), written without fsync:
 //
-//   - "base": one line per active task that a claim may need, sorted as
-//     NextOrder sorts (priority rank, then id), then a line "#" and again
-//     the lines that name a parent (the subtasks, searched by parent);
-//     written whole when a claim rebuilds the index from a scan or
-//     compacts it;
+//   - "base": a header "# <sorted bytes> <parent bytes>", then one line
+//     per active task that a claim may need, sorted as NextOrder sorts
+//     (priority rank, then id), then again the lines that name a parent
+//     (the subtasks, searched by parent); the header's byte counts give
+//     where the parent lines start and the file's size (a file of another
+//     size is torn). Written whole when a claim rebuilds the index from a
+//     scan or compacts it; a claim reads only as much of the sorted lines
+//     as its walk reaches (readyChunk bytes first, then twice as much each
+//     time), and the parent lines only when a candidate's subtasks are
+//     looked up;
 //   - "log": lines appended by every transaction, one per record it wrote
 //     or removed; the last line of an id (log over base) is its state;
 //   - "stamp": "matrixx-ready 1 <ino> <ctimeNs> <mtimeNs>": the task
@@ -65,12 +71,16 @@ const (
 	readyLogFile   = "log"
 	readyStampFile = "stamp"
 	readyMagic     = "matrixx-ready"
-	readyVer       = 1
+	readyVer       = 2
 	// readyLogCap is the log size past which writers drop the stamp
 	// instead of appending (the next claim rebuilds): a store whose tasks
 	// are written and never claimed does not grow an index forever.
 	readyLogCap = 16 << 20
 )
+
+// readyChunk is the size of a claim's first read of the base's sorted
+// lines; each further read doubles it. Tests lower it.
+var readyChunk = 32 << 10
 
 // readyCompactMin is the log size past which a claim folds the log into
 // the base (when the log is also over an eighth of the base). Tests lower
@@ -197,11 +207,21 @@ type readyIndex struct {
 	pending []string // lines to append at the end of the transaction
 
 	// What a claim loaded (load).
-	loaded  bool
-	base    string // the sorted lines
-	parents string // the lines that name a parent
-	log     string
-	latest  map[string]int // id → position of its last line in log
+	loaded bool
+	// The base: base holds the whole sorted lines read so far; while
+	// baseFD is open, the lines from file offset baseOff up to baseEnd
+	// are still unread. parents is read when first needed (parentsRead),
+	// from baseEnd to the file's end (baseSize).
+	base        string
+	buf         []byte // the bytes read of the sorted lines
+	baseFD      int
+	baseOff     int64
+	baseEnd     int64
+	baseSize    int64
+	parents     string
+	parentsRead bool
+	log         string
+	latest      map[string]int // id → position of its last line in log
 	// rewrite: write base anew from lines (a rebuild or a compaction)
 	// and empty the log.
 	rewrite bool
@@ -233,13 +253,24 @@ func openReady(dir string, pre dirState) *readyIndex {
 		unix.Close(dfd)
 		return nil
 	}
-	return &readyIndex{dfd: dfd}
+	return &readyIndex{dfd: dfd, baseFD: -1}
 }
 
 func (ix *readyIndex) close() {
-	if ix != nil && ix.dfd >= 0 {
+	if ix == nil {
+		return
+	}
+	ix.closeBase()
+	if ix.dfd >= 0 {
 		unix.Close(ix.dfd)
 		ix.dfd = -1
+	}
+}
+
+func (ix *readyIndex) closeBase() {
+	if ix.baseFD >= 0 {
+		unix.Close(ix.baseFD)
+		ix.baseFD = -1
 	}
 }
 
@@ -273,52 +304,34 @@ func (tx *txn) noteReady(t *task.Task) {
 	tx.ready.note(lineOf(t, open))
 }
 
-// load reads the base and the log; false when either does not parse.
+// load reads the log and opens the base (its header and first chunk);
+// false when either does not parse or the base is not the size its header
+// says.
 func (ix *readyIndex) load() bool {
-	read := func(name string) (string, bool) {
-		fd, err := openPlain(ix.dfd, name, unix.O_RDONLY)
-		if errors.Is(err, unix.ENOENT) {
-			return "", true
-		}
+	ix.closeBase()
+	ix.base, ix.buf, ix.parents, ix.parentsRead = "", nil, "", true
+	fd, err := openPlain(ix.dfd, readyLogFile, unix.O_RDONLY)
+	switch {
+	case errors.Is(err, unix.ENOENT):
+		ix.log = ""
+	case err != nil:
+		return false
+	default:
+		data, err := readSized(fd)
+		unix.Close(fd)
 		if err != nil {
-			return "", false
-		}
-		defer unix.Close(fd)
-		var st unix.Stat_t
-		if unix.Fstat(fd, &st) != nil || st.Size > 1<<30 {
-			return "", false
-		}
-		buf := make([]byte, 0, st.Size+1)
-		data, err := readAll(fd, buf)
-		if err != nil {
-			return "", false
+			return false
 		}
 		// The bytes are never changed: no copy.
-		return unsafe.String(unsafe.SliceData(data), len(data)), true
+		ix.log = unsafe.String(unsafe.SliceData(data), len(data))
 	}
-	base, ok := read(readyBaseFile)
-	if !ok {
+	if !ix.openBase() {
 		return false
-	}
-	if ix.log, ok = read(readyLogFile); !ok {
-		return false
-	}
-	if base != "" {
-		i := 0 // where the "#" line starts
-		if !strings.HasPrefix(base, "#\n") {
-			if i = strings.Index(base, "\n#\n") + 1; i == 0 {
-				return false // torn
-			}
-		}
-		if !strings.HasSuffix(base, "\n") {
-			return false // torn
-		}
-		ix.base, ix.parents = base[:i], base[i+2:]
 	}
 	if ix.log != "" && !strings.HasSuffix(ix.log, "\n") {
 		return false // torn
 	}
-	ix.latest = map[string]int{}
+	ix.latest = make(map[string]int, strings.Count(ix.log, "\n")+len(ix.pending))
 	for p := 0; p < len(ix.log); {
 		e := p + strings.IndexByte(ix.log[p:], '\n')
 		l, ok := parseReadyLine(ix.log[p:e])
@@ -334,6 +347,150 @@ func (ix *readyIndex) load() bool {
 	}
 	ix.loaded = true
 	return true
+}
+
+// readSized reads a whole file of at most 1 GiB.
+func readSized(fd int) ([]byte, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	if st.Size > 1<<30 {
+		return nil, errors.New("too large")
+	}
+	return readAll(fd, make([]byte, 0, st.Size+1))
+}
+
+// openBase opens the base and reads its header and first chunk; a
+// missing base is an empty one.
+func (ix *readyIndex) openBase() bool {
+	fd, err := openPlain(ix.dfd, readyBaseFile, unix.O_RDONLY)
+	if errors.Is(err, unix.ENOENT) {
+		return true
+	}
+	if err != nil {
+		return false
+	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		unix.Close(fd)
+		return false
+	}
+	ix.baseFD, ix.baseSize = fd, st.Size
+	head := make([]byte, min(st.Size, int64(readyChunk)+64))
+	n, err := preadFull(fd, head, 0)
+	if err != nil || int64(n) != st.Size && n != len(head) {
+		return false
+	}
+	head = head[:n]
+	i := bytes.IndexByte(head, '\n')
+	if i < 0 || i > 64 {
+		return false
+	}
+	f := strings.Fields(string(head[:i]))
+	if len(f) != 3 || f[0] != "#" {
+		return false
+	}
+	sorted, err1 := strconv.ParseInt(f[1], 10, 64)
+	parents, err2 := strconv.ParseInt(f[2], 10, 64)
+	if err1 != nil || err2 != nil || sorted < 0 || parents < 0 || int64(i+1)+sorted+parents != st.Size {
+		return false // torn, or not a base
+	}
+	ix.parentsRead = false
+	ix.baseOff, ix.baseEnd = int64(i+1), int64(i+1)+sorted
+	rest := head[i+1:]
+	if int64(len(rest)) > sorted {
+		rest = rest[:sorted]
+	}
+	ix.buf = append(make([]byte, 0, max(len(rest), readyChunk)), rest...)
+	ix.baseOff += int64(len(rest))
+	return ix.grew()
+}
+
+// grew makes base the whole lines of buf; false when all is read and the
+// last line has no newline.
+func (ix *readyIndex) grew() bool {
+	n := bytes.LastIndexByte(ix.buf, '\n') + 1
+	if ix.baseOff == ix.baseEnd && n != len(ix.buf) {
+		return false // torn
+	}
+	ix.base = unsafe.String(unsafe.SliceData(ix.buf), n)
+	return true
+}
+
+// more reads the next chunk of the sorted lines (twice the bytes read so
+// far); false when there is none.
+func (ix *readyIndex) more() (bool, error) {
+	if ix.baseFD < 0 || ix.baseOff >= ix.baseEnd {
+		return false, nil
+	}
+	want := min(ix.baseEnd-ix.baseOff, int64(max(len(ix.buf), readyChunk)))
+	// A new buffer: the strings already taken from buf stay valid.
+	buf := make([]byte, len(ix.buf), len(ix.buf)+int(want))
+	copy(buf, ix.buf)
+	n, err := preadFull(ix.baseFD, buf[len(buf):cap(buf)], ix.baseOff)
+	if err != nil {
+		return false, err
+	}
+	if int64(n) != want {
+		return false, errors.New("the ready base is shorter than its header says")
+	}
+	ix.buf, ix.baseOff = buf[:len(buf)+n], ix.baseOff+int64(n)
+	if !ix.grew() {
+		return false, errors.New("torn ready base")
+	}
+	return true, nil
+}
+
+// readBase reads the rest of the sorted lines and the parent lines.
+func (ix *readyIndex) readBase() error {
+	for {
+		ok, err := ix.more()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+	}
+	return ix.readParents()
+}
+
+// readParents reads the lines that name a parent.
+func (ix *readyIndex) readParents() error {
+	if ix.parentsRead {
+		return nil
+	}
+	buf := make([]byte, ix.baseSize-ix.baseEnd)
+	n, err := preadFull(ix.baseFD, buf, ix.baseEnd)
+	if err != nil {
+		return err
+	}
+	if n != len(buf) || n > 0 && buf[n-1] != '\n' {
+		return errors.New("torn ready base")
+	}
+	ix.parents, ix.parentsRead = unsafe.String(unsafe.SliceData(buf), n), true
+	return nil
+}
+
+// preadFull reads len(buf) bytes at off, fewer only at the end of the
+// file.
+func preadFull(fd int, buf []byte, off int64) (int, error) {
+	done := 0
+	for done < len(buf) {
+		n, err := unix.Pread(fd, buf[done:], off+int64(done))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return done, err
+		}
+		if n == 0 {
+			break
+		}
+		done += n
+	}
+	return done, nil
 }
 
 // lineAt parses the line of s starting at p.
@@ -397,7 +554,16 @@ func (ix *readyIndex) candidates(owner string, cutoff int64, yield func(readyLin
 		}
 	}
 	slices.SortFunc(fromLog, cmpLine)
-	for p := 0; p < len(ix.base); {
+	for p := 0; ; {
+		if p == len(ix.base) {
+			more, err := ix.more()
+			if err != nil {
+				return err
+			}
+			if !more {
+				break
+			}
+		}
 		l, next, ok := lineAt(ix.base, p)
 		if !ok {
 			return errors.New("bad ready base line")
@@ -431,8 +597,12 @@ func cmpLine(a, b readyLine) int {
 	return strings.Compare(a.id, b.id)
 }
 
-// children returns the ids whose latest line names parent and is active.
-func (ix *readyIndex) children(parent string) []string {
+// children returns the ids whose latest line names parent and is active;
+// false when the base's parent lines cannot be read.
+func (ix *readyIndex) children(parent string) ([]string, bool) {
+	if ix.readParents() != nil {
+		return nil, false
+	}
 	pat := " " + parent + " "
 	var out []string
 	scan := func(s string, fromLog bool) {
@@ -456,7 +626,7 @@ func (ix *readyIndex) children(parent string) []string {
 	}
 	scan(ix.parents, false)
 	scan(ix.log, true)
-	return out
+	return out, true
 }
 
 // build makes the lines of a rebuilt index from a scan.
@@ -498,6 +668,9 @@ func keepLines(lines []readyLine) []readyLine {
 // compacted folds the log into the base's lines: each id's latest line,
 // blocked lines without the blockers completed since.
 func (ix *readyIndex) compacted() ([]readyLine, error) {
+	if err := ix.readBase(); err != nil {
+		return nil, err
+	}
 	var lines []readyLine
 	for p := 0; p < len(ix.base); {
 		l, next, ok := lineAt(ix.base, p)
@@ -568,7 +741,8 @@ func (ix *readyIndex) save(dir string, dirfd int) error {
 
 func (ix *readyIndex) write() error {
 	if ix.rewrite {
-		if err := writeWhole(ix.dfd, readyBaseFile, []byte(ix.base+"#\n"+ix.parents)); err != nil {
+		head := fmt.Sprintf("# %d %d\n", len(ix.base), len(ix.parents))
+		if err := writeWhole(ix.dfd, readyBaseFile, []byte(head+ix.base+ix.parents)); err != nil {
 			return err
 		}
 		return writeWhole(ix.dfd, readyLogFile, []byte(strings.Join(ix.pending, "")))
@@ -652,8 +826,9 @@ func (tx *txn) rebuildReady() (*readyIndex, error) {
 	dfd := -1
 	if tx.ready != nil {
 		dfd = tx.ready.dfd
+		tx.ready.closeBase()
 	}
-	ix := &readyIndex{dfd: dfd, rewrite: true}
+	ix := &readyIndex{dfd: dfd, baseFD: -1, rewrite: true}
 	ix.setLines(buildReady(snap))
 	tx.ready = ix
 	if tx.s.LogDecisions {
@@ -672,7 +847,9 @@ func (ix *readyIndex) setLines(lines []readyLine) {
 			par.WriteString(l.String())
 		}
 	}
+	ix.closeBase()
 	ix.lines, ix.base, ix.parents, ix.log, ix.latest, ix.loaded = lines, b.String(), par.String(), "", map[string]int{}, true
+	ix.buf, ix.parentsRead = nil, true
 	for _, l := range ix.pending {
 		ix.log += l
 		ix.latest[l[:strings.IndexByte(l, ' ')]] = len(ix.log) - len(l)
@@ -790,7 +967,14 @@ func (tx *txn) walkReady(ix *readyIndex, req ClaimRequest, out **task.Task) (boo
 // activeChild reports whether a subtask the index names for id is active
 // and still id's subtask in its file.
 func (tx *txn) activeChild(ix *readyIndex, id string) bool {
-	for _, c := range ix.children(id) {
+	children, ok := ix.children(id)
+	if !ok {
+		// Unknown: not claimed now; when nothing else is found the store
+		// is scanned.
+		ix.suspect = true
+		return true
+	}
+	for _, c := range children {
 		ct, err := tx.s.Get(c)
 		if err == nil && ct != nil && ct.ParentID == id && ct.Status.Active() {
 			return true

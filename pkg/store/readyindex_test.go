@@ -60,8 +60,9 @@ func TestReadyIndexNeverWrong(t *testing.T) {
 	var log strings.Builder
 	s.Log, s.LogDecisions = &log, true
 	r := rand.New(rand.NewPCG(3, 4))
-	defer func(n int) { readyCompactMin = n }(readyCompactMin)
-	readyCompactMin = 2 << 10
+	defer func(n, c int) { readyCompactMin, readyChunk = n, c }(readyCompactMin, readyChunk)
+	// Small chunks: a walk reads the base in many pieces, cut mid-line.
+	readyCompactMin, readyChunk = 2<<10, 100
 	owners := []string{"", "w1", "w2"}
 	var ids []string
 	pick := func() string { return ids[r.IntN(len(ids))] }
@@ -161,14 +162,21 @@ func TestReadyIndexNeverWrong(t *testing.T) {
 				t.Fatal(err)
 			}
 		default:
-			// A damaged index: a torn line at the end of the log, or no base.
-			if r.IntN(2) == 0 {
+			// A damaged index: a torn line at the end of the log, no base,
+			// or a base cut short (its header says how long it is).
+			switch r.IntN(3) {
+			case 0:
 				f, err := os.OpenFile(filepath.Join(readyDirPath, readyLogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 				if err == nil {
 					f.WriteString("T-torn r 2")
 					f.Close()
 				}
-			} else {
+			case 1:
+				p := filepath.Join(readyDirPath, readyBaseFile)
+				if fi, err := os.Stat(p); err == nil && fi.Size() > 0 {
+					os.Truncate(p, r.Int64N(fi.Size()))
+				}
+			default:
 				os.Remove(filepath.Join(readyDirPath, readyBaseFile))
 				// the log then names tasks the base lost: only a rebuild is right
 				os.Remove(filepath.Join(readyDirPath, readyStampFile))
