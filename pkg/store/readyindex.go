@@ -83,9 +83,12 @@ const (
 var readyChunk = 32 << 10
 
 // readyCompactMin is the log size past which a claim folds the log into
-// the base (when the log is also over an eighth of the base). Tests lower
-// it.
-var readyCompactMin = 256 << 10
+// the base, when the log is also over a readyCompactShare-th of the base.
+// Every claim parses the whole log, and a fold costs about as much as
+// reading, merging and writing the base once. Tests lower it.
+var readyCompactMin = 64 << 10
+
+const readyCompactShare = 32
 
 // dirState is what the stamp compares: the directory's inode, ctime and
 // mtime.
@@ -129,12 +132,24 @@ func ownerHash(owner string) string {
 	return fmt.Sprintf("%016x", h)
 }
 
-func (l readyLine) String() string {
-	exp := "-"
+func (l readyLine) String() string { return string(l.appendTo(nil)) }
+
+// appendTo appends the line with its newline to b.
+func (l readyLine) appendTo(b []byte) []byte {
+	b = append(b, l.id...)
+	b = append(b, ' ', l.class, ' ', byte('0'+l.rank), ' ')
+	b = append(b, l.owner...)
+	b = append(b, ' ')
 	if l.exp >= 0 {
-		exp = strconv.FormatInt(l.exp, 10)
+		b = strconv.AppendInt(b, l.exp, 10)
+	} else {
+		b = append(b, '-')
 	}
-	return fmt.Sprintf("%s %c %d %s %s %s %s\n", l.id, l.class, l.rank, l.owner, exp, l.parent, l.blockers)
+	b = append(b, ' ')
+	b = append(b, l.parent...)
+	b = append(b, ' ')
+	b = append(b, l.blockers...)
+	return append(b, '\n')
 }
 
 // parseReadyLine parses one line (without its newline).
@@ -225,7 +240,6 @@ type readyIndex struct {
 	// rewrite: write base anew from lines (a rebuild or a compaction)
 	// and empty the log.
 	rewrite bool
-	lines   []readyLine
 	// suspect: a line disagreed with its file (an in-place change the
 	// stamp cannot see): a claim that finds nothing scans before it says
 	// so.
@@ -665,34 +679,19 @@ func keepLines(lines []readyLine) []readyLine {
 	return lines
 }
 
-// compacted folds the log into the base's lines: each id's latest line,
-// blocked lines without the blockers completed since.
-func (ix *readyIndex) compacted() ([]readyLine, error) {
+// compacted folds the log into the base: the base's sorted lines and the
+// log's latest lines, merged in NextOrder, each blocked line without the
+// blockers completed since, and the lines no claim needs dropped
+// (keepLines). A base line the log does not change is kept as it is. The
+// answer is the new sorted and parent lines and their count.
+func (ix *readyIndex) compacted() (sorted, parents []byte, n int, err error) {
 	if err := ix.readBase(); err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
-	var lines []readyLine
-	for p := 0; p < len(ix.base); {
-		l, next, ok := lineAt(ix.base, p)
-		if !ok {
-			return nil, errors.New("bad ready base line")
-		}
-		p = next
-		if _, inLog := ix.latest[l.id]; !inLog {
-			lines = append(lines, l)
-		}
-	}
-	for _, p := range ix.latest {
-		l, _, ok := lineAt(ix.log, p)
-		if !ok {
-			return nil, errors.New("bad ready log line")
-		}
-		lines = append(lines, l)
-	}
-	for i := range lines {
-		l := &lines[i]
+	// settle drops the completed blockers of a blocked line.
+	settle := func(l *readyLine) bool {
 		if l.class != 'b' {
-			continue
+			return false
 		}
 		var open []string
 		for b := range strings.SplitSeq(l.blockers, ",") {
@@ -702,11 +701,64 @@ func (ix *readyIndex) compacted() ([]readyLine, error) {
 		}
 		if len(open) == 0 {
 			l.class, l.blockers = 'r', "-"
-		} else {
-			l.blockers = strings.Join(open, ",")
+			return true
 		}
+		if j := strings.Join(open, ","); j != l.blockers {
+			l.blockers = j
+			return true
+		}
+		return false
 	}
-	return keepLines(lines), nil
+	var fromLog []readyLine
+	for _, p := range ix.latest {
+		l, _, ok := lineAt(ix.log, p)
+		if !ok {
+			return nil, nil, 0, errors.New("bad ready log line")
+		}
+		settle(&l)
+		fromLog = append(fromLog, l)
+	}
+	fromLog = keepLines(fromLog)
+	sorted = make([]byte, 0, len(ix.base)+len(ix.log))
+	put := func(l *readyLine, raw string) {
+		start := len(sorted)
+		if raw != "" {
+			sorted = append(sorted, raw...)
+		} else {
+			sorted = l.appendTo(sorted)
+		}
+		if l.parent != "-" {
+			parents = append(parents, sorted[start:]...)
+		}
+		n++
+	}
+	var prev readyLine
+	for p := 0; p < len(ix.base); {
+		l, next, ok := lineAt(ix.base, p)
+		if !ok {
+			return nil, nil, 0, errors.New("bad ready base line")
+		}
+		if p > 0 && cmpLine(prev, l) >= 0 {
+			return nil, nil, 0, errors.New("the ready base is not sorted")
+		}
+		raw := ix.base[p:next]
+		p, prev = next, l
+		if _, inLog := ix.latest[l.id]; inLog {
+			continue
+		}
+		for len(fromLog) > 0 && cmpLine(fromLog[0], l) < 0 {
+			put(&fromLog[0], "")
+			fromLog = fromLog[1:]
+		}
+		if settle(&l) {
+			raw = ""
+		}
+		put(&l, raw)
+	}
+	for i := range fromLog {
+		put(&fromLog[i], "")
+	}
+	return sorted, parents, n, nil
 }
 
 // save writes what the transaction changed, then the stamp of the
@@ -802,13 +854,13 @@ func writeWhole(dfd int, name string, data []byte) error {
 func (tx *txn) readyForClaim() (*readyIndex, error) {
 	ix := tx.ready
 	if ix != nil && ix.load() {
-		if len(ix.log) > readyCompactMin && len(ix.log) > len(ix.base)/8 {
-			lines, err := ix.compacted()
+		if len(ix.log) > readyCompactMin && int64(len(ix.log)) > ix.baseSize/readyCompactShare {
+			sorted, parents, n, err := ix.compacted()
 			if err == nil {
 				ix.rewrite = true
-				ix.setLines(lines)
+				ix.setText(sorted, parents)
 				if tx.s.LogDecisions {
-					tx.s.logf("debug: ready index compacted (%d lines)", len(lines))
+					tx.s.logf("debug: ready index compacted (%d lines)", n)
 				}
 			}
 		}
@@ -829,10 +881,11 @@ func (tx *txn) rebuildReady() (*readyIndex, error) {
 		tx.ready.closeBase()
 	}
 	ix := &readyIndex{dfd: dfd, baseFD: -1, rewrite: true}
-	ix.setLines(buildReady(snap))
+	lines := buildReady(snap)
+	ix.setLines(lines)
 	tx.ready = ix
 	if tx.s.LogDecisions {
-		tx.s.logf("debug: ready index rebuilt (%d lines)", len(ix.lines))
+		tx.s.logf("debug: ready index rebuilt (%d lines)", len(lines))
 	}
 	return ix, nil
 }
@@ -840,15 +893,25 @@ func (tx *txn) rebuildReady() (*readyIndex, error) {
 // setLines makes lines the loaded view (base), with a log of the lines
 // this transaction noted.
 func (ix *readyIndex) setLines(lines []readyLine) {
-	var b, par strings.Builder
+	var sorted, parents []byte
 	for _, l := range lines {
-		b.WriteString(l.String())
+		start := len(sorted)
+		sorted = l.appendTo(sorted)
 		if l.parent != "-" {
-			par.WriteString(l.String())
+			parents = append(parents, sorted[start:]...)
 		}
 	}
+	ix.setText(sorted, parents)
+}
+
+// setText makes the sorted and parent lines the loaded view (base), with a
+// log of the lines this transaction noted.
+func (ix *readyIndex) setText(sorted, parents []byte) {
 	ix.closeBase()
-	ix.lines, ix.base, ix.parents, ix.log, ix.latest, ix.loaded = lines, b.String(), par.String(), "", map[string]int{}, true
+	// The bytes are never changed: no copy.
+	ix.base = unsafe.String(unsafe.SliceData(sorted), len(sorted))
+	ix.parents = unsafe.String(unsafe.SliceData(parents), len(parents))
+	ix.log, ix.latest, ix.loaded = "", map[string]int{}, true
 	ix.buf, ix.parentsRead = nil, true
 	for _, l := range ix.pending {
 		ix.log += l

@@ -311,3 +311,35 @@ func TestReadyIndexFollowsBlockersAndSubtasks(t *testing.T) {
 		t.Errorf("the index was rebuilt: %s", log.String())
 	}
 }
+
+// TestReadyIndexFoldKeepsBlockersAndSubtasks: folding the log into the
+// base (here at every claim) turns a blocked line whose blocker the log
+// completed into a ready one, and keeps the lines that name a parent: the
+// parent is not claimed while its subtask is active.
+func TestReadyIndexFoldKeepsBlockersAndSubtasks(t *testing.T) {
+	s := newStore(t)
+	var log strings.Builder
+	s.Log, s.LogDecisions = &log, true
+	defer func(n int) { readyCompactMin = n }(readyCompactMin)
+	a := create(t, s, `{"subject":"a"}`).Tasks[0].ID
+	b := create(t, s, `{"subject":"b","blockedBy":["`+a+`"]}`).Tasks[0].ID
+	p := create(t, s, `{"subject":"p"}`).Tasks[0].ID
+	c := create(t, s, `{"subject":"c","parentID":"`+p+`"}`).Tasks[0].ID
+	want := func(id string) {
+		t.Helper()
+		if got := claimNextT(t, s, "w1", time.Hour); got == nil || got.ID != id {
+			t.Fatalf("claimed %+v, want %s", got, id)
+		}
+	}
+	want(a) // builds the index: b is blocked, p has an active subtask
+	update(t, s, `{"id":"`+a+`","status":"completed"}`)
+	readyCompactMin = 0
+	log.Reset()
+	want(b) // the fold settled b's line: its blocker is completed
+	want(c) // the fold kept c's line among the parent lines
+	update(t, s, `{"id":"`+c+`","status":"completed"}`)
+	want(p)
+	if n := strings.Count(log.String(), "ready index compacted"); n < 3 || strings.Contains(log.String(), "rebuilt") {
+		t.Errorf("want folds and no rebuild: %s", log.String())
+	}
+}
