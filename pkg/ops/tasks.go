@@ -199,9 +199,9 @@ func (o *Ops) listProject() (*Project, error) {
 }
 
 // ListIndexSize is the size in bytes of the project's list index (about
-// 190 bytes a task), 0 when there is none yet or no project: a listing's
-// memory grows with it, which task-list uses to size its soft memory
-// limit before it lists.
+// 240 bytes a task since its rows hold blocks), 0 when there is none yet
+// or no project: a listing's memory grows with it, which task-list uses to
+// size its soft memory limit before it lists.
 func (o *Ops) ListIndexSize() int64 {
 	p, err := o.listProject()
 	if err != nil || p.Store.ListIndex == "" {
