@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -29,19 +30,23 @@ import (
 // It lives in <taskdir>/.index/ready/ (writing it never changes the task
 // directory), written without fsync:
 //
-//   - "base": a header "# <sorted bytes> <parent bytes>", then one line
-//     per active task that a claim may need, sorted as NextOrder sorts
-//     (priority rank, then id), then again the lines that name a parent
-//     (the subtasks, searched by parent); the header's byte counts give
-//     where the parent lines start and the file's size (a file of another
-//     size is torn). Written whole when a claim rebuilds the index from a
-//     scan or compacts it; a claim reads only as much of the sorted lines
-//     as its walk reaches (readyChunk bytes first, then twice as much each
-//     time), and the parent lines only when a candidate's subtasks are
-//     looked up;
+//   - "base": a header "# <pending bytes> <held bytes> <parent bytes>",
+//     then three sections: the lines of the pending tasks, sorted as
+//     NextOrder sorts (priority rank, then id); the lines of the
+//     in-progress tasks whose lease has an end, sorted by that end (then
+//     rank, then id); and again the lines that name a parent (the
+//     subtasks, searched by parent; an in-progress subtask without a
+//     lease end is only there). The header's byte counts give where each
+//     section starts and the file's size (a file of another size is
+//     torn). Written whole when a claim rebuilds the index from a scan or
+//     compacts it. A claim reads each section from its front, a chunk at
+//     a time (readyChunk bytes first, then twice as much each time), and
+//     only as far as it needs: the pending lines until its walk finds a
+//     task, the held lines while their lease has ended, the parent lines
+//     only when a candidate's subtasks are looked up;
 //   - "log": lines appended by every transaction, one per record it wrote
 //     or removed; the last line of an id (log over base) is its state;
-//   - "stamp": "matrixx-ready 1 <ino> <ctimeNs> <mtimeNs>": the task
+//   - "stamp": "matrixx-ready 3 <ino> <ctimeNs> <mtimeNs>": the task
 //     directory's inode, ctime and mtime after the last writer that kept
 //     the index released .lock. Any create, rename or unlink in the
 //     directory (by us, by the original implementation, by git, by a copy:
@@ -71,15 +76,15 @@ const (
 	readyLogFile   = "log"
 	readyStampFile = "stamp"
 	readyMagic     = "matrixx-ready"
-	readyVer       = 2
+	readyVer       = 3
 	// readyLogCap is the log size past which writers drop the stamp
 	// instead of appending (the next claim rebuilds): a store whose tasks
 	// are written and never claimed does not grow an index forever.
 	readyLogCap = 16 << 20
 )
 
-// readyChunk is the size of a claim's first read of the base's sorted
-// lines; each further read doubles it. Tests lower it.
+// readyChunk is the size of a claim's first read of a section of the base;
+// each further read doubles it. Tests lower it.
 var readyChunk = 32 << 10
 
 // readyCompactMin is the log size past which a claim folds the log into
@@ -223,20 +228,14 @@ type readyIndex struct {
 
 	// What a claim loaded (load).
 	loaded bool
-	// The base: base holds the whole sorted lines read so far; while
-	// baseFD is open, the lines from file offset baseOff up to baseEnd
-	// are still unread. parents is read when first needed (parentsRead),
-	// from baseEnd to the file's end (baseSize).
-	base        string
-	buf         []byte // the bytes read of the sorted lines
-	baseFD      int
-	baseOff     int64
-	baseEnd     int64
-	baseSize    int64
-	parents     string
-	parentsRead bool
-	log         string
-	latest      map[string]int // id → position of its last line in log
+	// The base's sections, read from baseFD as far as the claim needs:
+	// the pending lines (NextOrder), the held lines (by lease end) and
+	// the parent lines.
+	baseFD                int
+	baseSize              int64
+	sorted, held, parents section
+	log                   string
+	latest                map[string]int // id → position of its last line in log
 	// rewrite: write base anew from lines (a rebuild or a compaction)
 	// and empty the log.
 	rewrite bool
@@ -323,7 +322,7 @@ func (tx *txn) noteReady(t *task.Task) {
 // says.
 func (ix *readyIndex) load() bool {
 	ix.closeBase()
-	ix.base, ix.buf, ix.parents, ix.parentsRead = "", nil, "", true
+	ix.sorted, ix.held, ix.parents = section{}, section{}, section{}
 	fd, err := openPlain(ix.dfd, readyLogFile, unix.O_RDONLY)
 	switch {
 	case errors.Is(err, unix.ENOENT):
@@ -375,8 +374,8 @@ func readSized(fd int) ([]byte, error) {
 	return readAll(fd, make([]byte, 0, st.Size+1))
 }
 
-// openBase opens the base and reads its header and first chunk; a
-// missing base is an empty one.
+// openBase opens the base and reads its header and the first chunk of its
+// pending lines; a missing base is an empty one.
 func (ix *readyIndex) openBase() bool {
 	fd, err := openPlain(ix.dfd, readyBaseFile, unix.O_RDONLY)
 	if errors.Is(err, unix.ENOENT) {
@@ -393,97 +392,125 @@ func (ix *readyIndex) openBase() bool {
 	ix.baseFD, ix.baseSize = fd, st.Size
 	head := make([]byte, min(st.Size, int64(readyChunk)+64))
 	n, err := preadFull(fd, head, 0)
-	if err != nil || int64(n) != st.Size && n != len(head) {
+	if err != nil || n != len(head) {
 		return false
 	}
-	head = head[:n]
 	i := bytes.IndexByte(head, '\n')
-	if i < 0 || i > 64 {
+	if i < 0 || i > 80 {
 		return false
 	}
 	f := strings.Fields(string(head[:i]))
-	if len(f) != 3 || f[0] != "#" {
+	if len(f) != 4 || f[0] != "#" {
 		return false
 	}
-	sorted, err1 := strconv.ParseInt(f[1], 10, 64)
-	parents, err2 := strconv.ParseInt(f[2], 10, 64)
-	if err1 != nil || err2 != nil || sorted < 0 || parents < 0 || int64(i+1)+sorted+parents != st.Size {
+	var size [3]int64
+	end := int64(i + 1)
+	for k := range size {
+		v, err := strconv.ParseInt(f[k+1], 10, 64)
+		if err != nil || v < 0 || v > st.Size {
+			return false
+		}
+		size[k] = v
+		end += v
+	}
+	if end != st.Size {
 		return false // torn, or not a base
 	}
-	ix.parentsRead = false
-	ix.baseOff, ix.baseEnd = int64(i+1), int64(i+1)+sorted
+	at := int64(i + 1)
+	ix.sorted = section{off: at, end: at + size[0]}
+	ix.held = section{off: at + size[0], end: at + size[0] + size[1]}
+	ix.parents = section{off: at + size[0] + size[1], end: st.Size}
 	rest := head[i+1:]
-	if int64(len(rest)) > sorted {
-		rest = rest[:sorted]
+	if int64(len(rest)) > size[0] {
+		rest = rest[:size[0]]
 	}
-	ix.buf = append(make([]byte, 0, max(len(rest), readyChunk)), rest...)
-	ix.baseOff += int64(len(rest))
-	return ix.grew()
+	ix.sorted.buf = append(make([]byte, 0, max(len(rest), readyChunk)), rest...)
+	ix.sorted.off += int64(len(rest))
+	return ix.sorted.grew() == nil
 }
 
-// grew makes base the whole lines of buf; false when all is read and the
-// last line has no newline.
-func (ix *readyIndex) grew() bool {
-	n := bytes.LastIndexByte(ix.buf, '\n') + 1
-	if ix.baseOff == ix.baseEnd && n != len(ix.buf) {
-		return false // torn
-	}
-	ix.base = unsafe.String(unsafe.SliceData(ix.buf), n)
-	return true
+// section is one section of the base, read from its front a chunk at a
+// time: text holds the whole lines read so far; the bytes from file
+// offset off up to end are still unread.
+type section struct {
+	off, end int64
+	buf      []byte
+	text     string
 }
 
-// more reads the next chunk of the sorted lines (twice the bytes read so
-// far); false when there is none.
-func (ix *readyIndex) more() (bool, error) {
-	if ix.baseFD < 0 || ix.baseOff >= ix.baseEnd {
+// loaded makes a section of bytes already in memory.
+func loadedSection(b []byte) section {
+	// The bytes are never changed: no copy.
+	return section{buf: b, text: unsafe.String(unsafe.SliceData(b), len(b))}
+}
+
+// grew makes text the whole lines of buf; an error when all is read and
+// the last line has no newline.
+func (c *section) grew() error {
+	n := bytes.LastIndexByte(c.buf, '\n') + 1
+	if c.off == c.end && n != len(c.buf) {
+		return errors.New("torn ready base")
+	}
+	c.text = unsafe.String(unsafe.SliceData(c.buf), n)
+	return nil
+}
+
+// more reads the next chunk of the section from fd (twice the bytes read
+// so far); false when there is none.
+func (c *section) more(fd int) (bool, error) {
+	if c.off >= c.end {
 		return false, nil
 	}
-	want := min(ix.baseEnd-ix.baseOff, int64(max(len(ix.buf), readyChunk)))
+	want := min(c.end-c.off, int64(max(len(c.buf), readyChunk)))
 	// A new buffer: the strings already taken from buf stay valid.
-	buf := make([]byte, len(ix.buf), len(ix.buf)+int(want))
-	copy(buf, ix.buf)
-	n, err := preadFull(ix.baseFD, buf[len(buf):cap(buf)], ix.baseOff)
+	buf := make([]byte, len(c.buf), len(c.buf)+int(want))
+	copy(buf, c.buf)
+	n, err := preadFull(fd, buf[len(buf):cap(buf)], c.off)
 	if err != nil {
 		return false, err
 	}
 	if int64(n) != want {
 		return false, errors.New("the ready base is shorter than its header says")
 	}
-	ix.buf, ix.baseOff = buf[:len(buf)+n], ix.baseOff+int64(n)
-	if !ix.grew() {
-		return false, errors.New("torn ready base")
-	}
-	return true, nil
+	c.buf, c.off = buf[:len(buf)+n], c.off+int64(n)
+	return true, c.grew()
 }
 
-// readBase reads the rest of the sorted lines and the parent lines.
-func (ix *readyIndex) readBase() error {
+// all reads the rest of the section.
+func (c *section) all(fd int) error {
 	for {
-		ok, err := ix.more()
-		if err != nil {
+		ok, err := c.more(fd)
+		if err != nil || !ok {
 			return err
 		}
-		if !ok {
-			break
-		}
 	}
-	return ix.readParents()
 }
 
-// readParents reads the lines that name a parent.
-func (ix *readyIndex) readParents() error {
-	if ix.parentsRead {
-		return nil
+// next returns the line of the section at p and where the next one
+// starts, reading more when p is at the end of what was read; false at
+// the section's end.
+func (c *section) next(fd, p int) (readyLine, int, bool, error) {
+	for p == len(c.text) {
+		// A chunk may end before the end of its first line: read on.
+		more, err := c.more(fd)
+		if err != nil || !more {
+			return readyLine{}, p, false, err
+		}
 	}
-	buf := make([]byte, ix.baseSize-ix.baseEnd)
-	n, err := preadFull(ix.baseFD, buf, ix.baseEnd)
-	if err != nil {
-		return err
+	l, next, ok := lineAt(c.text, p)
+	if !ok {
+		return readyLine{}, p, false, errors.New("bad ready base line")
 	}
-	if n != len(buf) || n > 0 && buf[n-1] != '\n' {
-		return errors.New("torn ready base")
+	return l, next, true, nil
+}
+
+// readBase reads the rest of every section.
+func (ix *readyIndex) readBase() error {
+	for _, c := range []*section{&ix.sorted, &ix.held, &ix.parents} {
+		if err := c.all(ix.baseFD); err != nil {
+			return err
+		}
 	}
-	ix.parents, ix.parentsRead = unsafe.String(unsafe.SliceData(buf), n), true
 	return nil
 }
 
@@ -567,24 +594,53 @@ func (ix *readyIndex) candidates(owner string, cutoff int64, yield func(readyLin
 			fromLog = append(fromLog, l)
 		}
 	}
-	slices.SortFunc(fromLog, cmpLine)
-	for p := 0; ; {
-		if p == len(ix.base) {
-			more, err := ix.more()
-			if err != nil {
+	// The held lines whose lease ended (the front of their section, sorted
+	// by lease end) join them: at the first pending candidate, those that
+	// come before it; once that one is passed over, all of them. takeHeld
+	// adds those from lo (inclusive) up to hi (exclusive), nil unbounded.
+	takeHeld := func(lo, hi *readyLine) error {
+		for p := 0; ; {
+			l, next, ok, err := ix.held.next(ix.baseFD, p)
+			if err != nil || !ok || l.exp > cutoff {
+				slices.SortFunc(fromLog, cmpLine)
 				return err
 			}
-			if !more {
-				break
+			if l.class != 'p' || l.exp < 0 {
+				return errors.New("bad ready base line")
+			}
+			p = next
+			if lo != nil && cmpLine(l, *lo) < 0 || hi != nil && cmpLine(l, *hi) >= 0 {
+				continue
+			}
+			if _, inLog := ix.latest[l.id]; !inLog {
+				fromLog = append(fromLog, l)
 			}
 		}
-		l, next, ok := lineAt(ix.base, p)
+	}
+	var first *readyLine // the first pending candidate
+	taken := false       // all the held lines whose lease ended were taken
+	for p := 0; ; {
+		l, next, ok, err := ix.sorted.next(ix.baseFD, p)
+		if err != nil {
+			return err
+		}
 		if !ok {
-			return errors.New("bad ready base line")
+			break
 		}
 		p = next
 		if _, inLog := ix.latest[l.id]; inLog || !eligible(&l) {
 			continue
+		}
+		switch {
+		case first == nil:
+			first = &l
+			err = takeHeld(nil, first)
+		case !taken:
+			taken = true
+			err = takeHeld(first, nil)
+		}
+		if err != nil {
+			return err
 		}
 		for len(fromLog) > 0 && cmpLine(fromLog[0], l) < 0 {
 			if !yield(fromLog[0]) {
@@ -594,6 +650,11 @@ func (ix *readyIndex) candidates(owner string, cutoff int64, yield func(readyLin
 		}
 		if !yield(l) {
 			return nil
+		}
+	}
+	if !taken {
+		if err := takeHeld(first, nil); err != nil {
+			return err
 		}
 	}
 	for _, l := range fromLog {
@@ -611,10 +672,31 @@ func cmpLine(a, b readyLine) int {
 	return strings.Compare(a.id, b.id)
 }
 
+// cmpHeld orders held lines by lease end, then as NextOrder.
+func cmpHeld(a, b readyLine) int {
+	if a.exp != b.exp {
+		return cmp.Compare(a.exp, b.exp)
+	}
+	return cmpLine(a, b)
+}
+
+// part is the section a kept line belongs in besides the parent lines:
+// 's' (pending, sorted as NextOrder), 'h' (held with a lease end, by that
+// end) or 0 (none: an in-progress subtask without a lease end).
+func (l *readyLine) part() byte {
+	switch {
+	case l.class == 'r' || l.class == 'b':
+		return 's'
+	case l.class == 'p' && l.exp >= 0:
+		return 'h'
+	}
+	return 0
+}
+
 // children returns the ids whose latest line names parent and is active;
 // false when the base's parent lines cannot be read.
 func (ix *readyIndex) children(parent string) ([]string, bool) {
-	if ix.readParents() != nil {
+	if ix.parents.all(ix.baseFD) != nil {
 		return nil, false
 	}
 	pat := " " + parent + " "
@@ -638,7 +720,7 @@ func (ix *readyIndex) children(parent string) ([]string, bool) {
 			out = append(out, l.id)
 		}
 	}
-	scan(ix.parents, false)
+	scan(ix.parents.text, false)
 	scan(ix.log, true)
 	return out, true
 }
@@ -679,14 +761,14 @@ func keepLines(lines []readyLine) []readyLine {
 	return lines
 }
 
-// compacted folds the log into the base: the base's sorted lines and the
-// log's latest lines, merged in NextOrder, each blocked line without the
+// compacted folds the log into the base: each section's lines merged with
+// the log's latest lines of that section, each blocked line without the
 // blockers completed since, and the lines no claim needs dropped
 // (keepLines). A base line the log does not change is kept as it is. The
-// answer is the new sorted and parent lines and their count.
-func (ix *readyIndex) compacted() (sorted, parents []byte, n int, err error) {
+// answer is the new sections and their count of lines.
+func (ix *readyIndex) compacted() (sorted, held, parents []byte, n int, err error) {
 	if err := ix.readBase(); err != nil {
-		return nil, nil, 0, err
+		return nil, nil, nil, 0, err
 	}
 	// settle drops the completed blockers of a blocked line.
 	settle := func(l *readyLine) bool {
@@ -709,56 +791,78 @@ func (ix *readyIndex) compacted() (sorted, parents []byte, n int, err error) {
 		}
 		return false
 	}
-	var fromLog []readyLine
+	var logSorted, logHeld []readyLine
 	for _, p := range ix.latest {
 		l, _, ok := lineAt(ix.log, p)
 		if !ok {
-			return nil, nil, 0, errors.New("bad ready log line")
+			return nil, nil, nil, 0, errors.New("bad ready log line")
 		}
 		settle(&l)
-		fromLog = append(fromLog, l)
+		logSorted = append(logSorted, l)
 	}
-	fromLog = keepLines(fromLog)
-	sorted = make([]byte, 0, len(ix.base)+len(ix.log))
-	put := func(l *readyLine, raw string) {
-		start := len(sorted)
-		if raw != "" {
-			sorted = append(sorted, raw...)
-		} else {
-			sorted = l.appendTo(sorted)
-		}
+	logSorted = keepLines(logSorted)
+	for _, l := range logSorted {
 		if l.parent != "-" {
-			parents = append(parents, sorted[start:]...)
+			parents = l.appendTo(parents)
 		}
-		n++
+		if l.part() == 'h' {
+			logHeld = append(logHeld, l)
+		}
 	}
-	var prev readyLine
-	for p := 0; p < len(ix.base); {
-		l, next, ok := lineAt(ix.base, p)
-		if !ok {
-			return nil, nil, 0, errors.New("bad ready base line")
+	logSorted = slices.DeleteFunc(logSorted, func(l readyLine) bool { return l.part() != 's' })
+	slices.SortFunc(logHeld, cmpHeld)
+	// merge copies a section's lines the log does not change, with the
+	// log's lines of that section, in the section's order.
+	merge := func(c *section, fromLog []readyLine, part byte, order func(a, b readyLine) int) ([]byte, error) {
+		out := make([]byte, 0, len(c.text)+len(fromLog)*100)
+		var prev readyLine
+		for p := 0; p < len(c.text); {
+			l, next, ok := lineAt(c.text, p)
+			if !ok || l.part() != part || p > 0 && order(prev, l) >= 0 {
+				return nil, errors.New("bad ready base line")
+			}
+			raw := c.text[p:next]
+			p, prev = next, l
+			if _, inLog := ix.latest[l.id]; inLog {
+				continue
+			}
+			for len(fromLog) > 0 && order(fromLog[0], l) < 0 {
+				out = fromLog[0].appendTo(out)
+				fromLog, n = fromLog[1:], n+1
+			}
+			if settle(&l) {
+				out = l.appendTo(out)
+			} else {
+				out = append(out, raw...)
+			}
+			n++
 		}
-		if p > 0 && cmpLine(prev, l) >= 0 {
-			return nil, nil, 0, errors.New("the ready base is not sorted")
+		for _, l := range fromLog {
+			out = l.appendTo(out)
+			n++
 		}
-		raw := ix.base[p:next]
-		p, prev = next, l
-		if _, inLog := ix.latest[l.id]; inLog {
-			continue
-		}
-		for len(fromLog) > 0 && cmpLine(fromLog[0], l) < 0 {
-			put(&fromLog[0], "")
-			fromLog = fromLog[1:]
-		}
-		if settle(&l) {
-			raw = ""
-		}
-		put(&l, raw)
+		return out, nil
 	}
-	for i := range fromLog {
-		put(&fromLog[i], "")
+	if sorted, err = merge(&ix.sorted, logSorted, 's', cmpLine); err != nil {
+		return nil, nil, nil, 0, err
 	}
-	return sorted, parents, n, nil
+	if held, err = merge(&ix.held, logHeld, 'h', cmpHeld); err != nil {
+		return nil, nil, nil, 0, err
+	}
+	for p := 0; p < len(ix.parents.text); {
+		l, next, ok := lineAt(ix.parents.text, p)
+		if !ok || l.parent == "-" || !l.active() {
+			return nil, nil, nil, 0, errors.New("bad ready base line")
+		}
+		if _, inLog := ix.latest[l.id]; !inLog {
+			parents = append(parents, ix.parents.text[p:next]...)
+			if l.part() == 0 {
+				n++ // only here
+			}
+		}
+		p = next
+	}
+	return sorted, held, parents, n, nil
 }
 
 // save writes what the transaction changed, then the stamp of the
@@ -793,8 +897,8 @@ func (ix *readyIndex) save(dir string, dirfd int) error {
 
 func (ix *readyIndex) write() error {
 	if ix.rewrite {
-		head := fmt.Sprintf("# %d %d\n", len(ix.base), len(ix.parents))
-		if err := writeWhole(ix.dfd, readyBaseFile, []byte(head+ix.base+ix.parents)); err != nil {
+		head := fmt.Sprintf("# %d %d %d\n", len(ix.sorted.text), len(ix.held.text), len(ix.parents.text))
+		if err := writeWhole(ix.dfd, readyBaseFile, []byte(head+ix.sorted.text+ix.held.text+ix.parents.text)); err != nil {
 			return err
 		}
 		return writeWhole(ix.dfd, readyLogFile, []byte(strings.Join(ix.pending, "")))
@@ -855,13 +959,15 @@ func (tx *txn) readyForClaim() (*readyIndex, error) {
 	ix := tx.ready
 	if ix != nil && ix.load() {
 		if len(ix.log) > readyCompactMin && int64(len(ix.log)) > ix.baseSize/readyCompactShare {
-			sorted, parents, n, err := ix.compacted()
-			if err == nil {
-				ix.rewrite = true
-				ix.setText(sorted, parents)
-				if tx.s.LogDecisions {
-					tx.s.logf("debug: ready index compacted (%d lines)", n)
-				}
+			sorted, held, parents, n, err := ix.compacted()
+			if err != nil {
+				// A base that does not parse or is out of order.
+				return tx.rebuildReady()
+			}
+			ix.rewrite = true
+			ix.setText(sorted, held, parents)
+			if tx.s.LogDecisions {
+				tx.s.logf("debug: ready index compacted (%d lines)", n)
 			}
 		}
 		return ix, nil
@@ -893,26 +999,32 @@ func (tx *txn) rebuildReady() (*readyIndex, error) {
 // setLines makes lines the loaded view (base), with a log of the lines
 // this transaction noted.
 func (ix *readyIndex) setLines(lines []readyLine) {
-	var sorted, parents []byte
+	var sorted, held, parents []byte
+	var byEnd []readyLine
 	for _, l := range lines {
-		start := len(sorted)
-		sorted = l.appendTo(sorted)
+		switch l.part() {
+		case 's':
+			sorted = l.appendTo(sorted)
+		case 'h':
+			byEnd = append(byEnd, l)
+		}
 		if l.parent != "-" {
-			parents = append(parents, sorted[start:]...)
+			parents = l.appendTo(parents)
 		}
 	}
-	ix.setText(sorted, parents)
+	slices.SortFunc(byEnd, cmpHeld)
+	for _, l := range byEnd {
+		held = l.appendTo(held)
+	}
+	ix.setText(sorted, held, parents)
 }
 
-// setText makes the sorted and parent lines the loaded view (base), with a
-// log of the lines this transaction noted.
-func (ix *readyIndex) setText(sorted, parents []byte) {
+// setText makes the sections the loaded view (base), with a log of the
+// lines this transaction noted.
+func (ix *readyIndex) setText(sorted, held, parents []byte) {
 	ix.closeBase()
-	// The bytes are never changed: no copy.
-	ix.base = unsafe.String(unsafe.SliceData(sorted), len(sorted))
-	ix.parents = unsafe.String(unsafe.SliceData(parents), len(parents))
+	ix.sorted, ix.held, ix.parents = loadedSection(sorted), loadedSection(held), loadedSection(parents)
 	ix.log, ix.latest, ix.loaded = "", map[string]int{}, true
-	ix.buf, ix.parentsRead = nil, true
 	for _, l := range ix.pending {
 		ix.log += l
 		ix.latest[l[:strings.IndexByte(l, ' ')]] = len(ix.log) - len(l)
