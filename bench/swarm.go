@@ -50,11 +50,18 @@ func (b *bench) swarm() error {
 		return err
 	}
 	floor := &command{Argv: []string{b.exe("readstdin"), "-lock", filepath.Join(floorDir, "T-floor.json")}, Stdin: []byte(`{"subject":"floor"}`)}
-	runs, err := b.r.rotate(b.runs, 1, ready, held, claimNext, floor)
+	// The claim alternates with its floor alone: each listing after a
+	// claim rewrites the 24 MB list index, and in one rotation with the
+	// listings the claim's fsync (and the floor's) paid for writing it back.
+	lists, err := b.r.rotate(b.runs, 1, ready, held)
 	if err != nil {
 		return err
 	}
-	sr, sh, sc, sf := runs[0], runs[1], runs[2], runs[3]
+	timed, err := b.r.rotate(b.runs, 1, claimNext, floor)
+	if err != nil {
+		return err
+	}
+	sr, sh, sc, sf := lists[0], lists[1], timed[0], timed[1]
 	rss, rssFloor, err := b.peakRSS(ready)
 	if err != nil {
 		return err
@@ -66,7 +73,7 @@ func (b *bench) swarm() error {
 	size := fmt.Sprintf("%s tasks, %s claims", thousands(n), thousands(claims))
 	row("task-list --ready, "+size, ms(sr.median()), "", "≤ 1 s", sr.median() <= time.Second, "CPU "+ms(sr.cpu()))
 	row("task-list --ready peak RSS", fmt.Sprintf("%.1f MiB", float64(rss)/1024), fmt.Sprintf("readstdin %.1f MiB", float64(rssFloor)/1024), "≤ 96 MiB", float64(rss)/1024 <= 96, "")
-	row("task-claim --owner W (next ready task)", ms(sc.median()), "locked durable write "+ms(sf.median()), "≤ 30 ms", sc.median() <= 30*time.Millisecond, "CPU "+ms(sc.cpu()))
+	row("task-claim --owner W (next ready task)", ms(sc.median()), "locked durable write "+ms(sf.median()), "≤ 30 ms", sc.median() <= 30*time.Millisecond, "CPU "+ms(sc.cpu())+", min "+ms(sc.quantile(0))+" (floor "+ms(sf.quantile(0))+")")
 	row("who holds what: task-list --status in_progress (owner, claimExpired)", ms(sh.median()), "", "≤ 1 s", sh.median() <= time.Second, "CPU "+ms(sh.cpu()))
 	row("task-doctor", ms(sd.median()), "", "≤ 3 s", sd.median() <= 3*time.Second, "CPU "+ms(sd.cpu()))
 	b.table("Swarm scale: "+size+" held by 10,000 owners (medians)",
