@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -34,9 +35,9 @@ import (
 //     then three sections: the lines of the pending tasks, sorted as
 //     NextOrder sorts (priority rank, then id); the lines of the
 //     in-progress tasks whose lease has an end, sorted by that end (then
-//     rank, then id); and again the lines that name a parent (the
-//     subtasks, searched by parent; an in-progress subtask without a
-//     lease end is only there). The header's byte counts give where each
+//     rank, then id); and again the lines that name a parent, sorted by
+//     parent, then id (the subtasks, found by a binary search; an
+//     in-progress subtask without a lease end is only there). The header's byte counts give where each
 //     section starts and the file's size (a file of another size is
 //     torn). Written whole when a claim rebuilds the index from a scan or
 //     compacts it. A claim reads each section from its front, a chunk at
@@ -46,7 +47,7 @@ import (
 //     only when a candidate's subtasks are looked up;
 //   - "log": lines appended by every transaction, one per record it wrote
 //     or removed; the last line of an id (log over base) is its state;
-//   - "stamp": "matrixx-ready 3 <ino> <ctimeNs> <mtimeNs>": the task
+//   - "stamp": "matrixx-ready 4 <ino> <ctimeNs> <mtimeNs>": the task
 //     directory's inode, ctime and mtime after the last writer that kept
 //     the index released .lock. Any create, rename or unlink in the
 //     directory (by us, by the original implementation, by git, by a copy:
@@ -76,7 +77,7 @@ const (
 	readyLogFile   = "log"
 	readyStampFile = "stamp"
 	readyMagic     = "matrixx-ready"
-	readyVer       = 3
+	readyVer       = 4
 	// readyLogCap is the log size past which writers drop the stamp
 	// instead of appending (the next claim rebuilds): a store whose tasks
 	// are written and never claimed does not grow an index forever.
@@ -672,6 +673,14 @@ func cmpLine(a, b readyLine) int {
 	return strings.Compare(a.id, b.id)
 }
 
+// cmpParent orders the parent lines: by parent, then id.
+func cmpParent(a, b readyLine) int {
+	if c := strings.Compare(a.parent, b.parent); c != 0 {
+		return c
+	}
+	return strings.Compare(a.id, b.id)
+}
+
 // cmpHeld orders held lines by lease end, then as NextOrder.
 func cmpHeld(a, b readyLine) int {
 	if a.exp != b.exp {
@@ -696,7 +705,8 @@ func (l *readyLine) part() byte {
 // children returns the ids whose latest line names parent and is active;
 // false when the base's parent lines cannot be read.
 func (ix *readyIndex) children(parent string) ([]string, bool) {
-	if ix.parents.all(ix.baseFD) != nil {
+	base, err := ix.parentLines(parent)
+	if err != nil {
 		return nil, false
 	}
 	pat := " " + parent + " "
@@ -720,9 +730,80 @@ func (ix *readyIndex) children(parent string) ([]string, bool) {
 			out = append(out, l.id)
 		}
 	}
-	scan(ix.parents.text, false)
+	scan(base, false)
 	scan(ix.log, true)
 	return out, true
+}
+
+// parentLines returns whole lines of the base's parent section that hold
+// every line naming parent. The section is sorted by parent, then id:
+// unless it is in memory or no larger than a chunk, the first line naming
+// parent is found by a binary search over the section's bytes, reading a
+// few hundred bytes at each probe, and the lines are read from there.
+func (ix *readyIndex) parentLines(parent string) (string, error) {
+	c := &ix.parents
+	if c.off >= c.end || c.end-c.off <= int64(readyChunk) {
+		return c.text, c.all(ix.baseFD)
+	}
+	start, end := c.off, c.end
+	// lineFrom returns the first whole line starting at or after y (the
+	// byte before start is the newline ending the previous section) and
+	// where it starts; false at the section's end.
+	lineFrom := func(y int64) (readyLine, int64, bool, error) {
+		for window := int64(512); ; window *= 2 {
+			buf := make([]byte, min(window, end-(y-1)))
+			n, err := preadFull(ix.baseFD, buf, y-1)
+			if err != nil || n != len(buf) {
+				return readyLine{}, 0, false, errors.New("the ready base is shorter than its header says")
+			}
+			i := bytes.IndexByte(buf, '\n')
+			if i < 0 || y+int64(i) >= end {
+				if y-1+int64(n) >= end {
+					return readyLine{}, end, false, nil
+				}
+				continue
+			}
+			j := bytes.IndexByte(buf[i+1:], '\n')
+			if j < 0 {
+				if y-1+int64(n) >= end {
+					return readyLine{}, 0, false, errors.New("torn ready base")
+				}
+				continue
+			}
+			l, ok := parseReadyLine(string(buf[i+1 : i+1+j]))
+			if !ok {
+				return readyLine{}, 0, false, errors.New("bad ready base line")
+			}
+			return l, y + int64(i), true, nil
+		}
+	}
+	var serr error
+	k := sort.Search(int(end-start)+1, func(k int) bool {
+		l, _, ok, err := lineFrom(start + int64(k))
+		if err != nil {
+			serr = err
+			return true
+		}
+		return !ok || l.parent >= parent
+	})
+	if serr != nil {
+		return "", serr
+	}
+	_, at, ok, err := lineFrom(start + int64(k))
+	if err != nil || !ok {
+		return "", err
+	}
+	from := section{off: at, end: end}
+	for p := 0; ; {
+		l, next, ok, err := from.next(ix.baseFD, p)
+		if err != nil {
+			return "", err
+		}
+		if !ok || l.parent != parent {
+			return from.text[:p], nil
+		}
+		p = next
+	}
 }
 
 // build makes the lines of a rebuilt index from a scan.
@@ -801,14 +882,16 @@ func (ix *readyIndex) compacted() (sorted, held, parents []byte, n int, err erro
 		logSorted = append(logSorted, l)
 	}
 	logSorted = keepLines(logSorted)
+	var logParents []readyLine
 	for _, l := range logSorted {
 		if l.parent != "-" {
-			parents = l.appendTo(parents)
+			logParents = append(logParents, l)
 		}
 		if l.part() == 'h' {
 			logHeld = append(logHeld, l)
 		}
 	}
+	slices.SortFunc(logParents, cmpParent)
 	logSorted = slices.DeleteFunc(logSorted, func(l readyLine) bool { return l.part() != 's' })
 	slices.SortFunc(logHeld, cmpHeld)
 	// merge copies a section's lines the log does not change, with the
@@ -849,18 +932,28 @@ func (ix *readyIndex) compacted() (sorted, held, parents []byte, n int, err erro
 	if held, err = merge(&ix.held, logHeld, 'h', cmpHeld); err != nil {
 		return nil, nil, nil, 0, err
 	}
+	var prev readyLine
 	for p := 0; p < len(ix.parents.text); {
 		l, next, ok := lineAt(ix.parents.text, p)
-		if !ok || l.parent == "-" || !l.active() {
+		if !ok || l.parent == "-" || !l.active() || p > 0 && cmpParent(prev, l) >= 0 {
 			return nil, nil, nil, 0, errors.New("bad ready base line")
 		}
-		if _, inLog := ix.latest[l.id]; !inLog {
-			parents = append(parents, ix.parents.text[p:next]...)
-			if l.part() == 0 {
-				n++ // only here
-			}
+		raw := ix.parents.text[p:next]
+		p, prev = next, l
+		if _, inLog := ix.latest[l.id]; inLog {
+			continue
 		}
-		p = next
+		for len(logParents) > 0 && cmpParent(logParents[0], l) < 0 {
+			parents = logParents[0].appendTo(parents)
+			logParents = logParents[1:]
+		}
+		parents = append(parents, raw...)
+		if l.part() == 0 {
+			n++ // only here
+		}
+	}
+	for _, l := range logParents {
+		parents = l.appendTo(parents)
 	}
 	return sorted, held, parents, n, nil
 }
@@ -1000,7 +1093,7 @@ func (tx *txn) rebuildReady() (*readyIndex, error) {
 // this transaction noted.
 func (ix *readyIndex) setLines(lines []readyLine) {
 	var sorted, held, parents []byte
-	var byEnd []readyLine
+	var byEnd, byParent []readyLine
 	for _, l := range lines {
 		switch l.part() {
 		case 's':
@@ -1009,12 +1102,16 @@ func (ix *readyIndex) setLines(lines []readyLine) {
 			byEnd = append(byEnd, l)
 		}
 		if l.parent != "-" {
-			parents = l.appendTo(parents)
+			byParent = append(byParent, l)
 		}
 	}
 	slices.SortFunc(byEnd, cmpHeld)
 	for _, l := range byEnd {
 		held = l.appendTo(held)
+	}
+	slices.SortFunc(byParent, cmpParent)
+	for _, l := range byParent {
+		parents = l.appendTo(parents)
 	}
 	ix.setText(sorted, held, parents)
 }
