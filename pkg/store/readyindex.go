@@ -439,7 +439,7 @@ type section struct {
 	text     string
 }
 
-// loaded makes a section of bytes already in memory.
+// loadedSection makes a section of bytes already in memory.
 func loadedSection(b []byte) section {
 	// The bytes are never changed: no copy.
 	return section{buf: b, text: unsafe.String(unsafe.SliceData(b), len(b))}
@@ -757,6 +757,9 @@ func (ix *readyIndex) parentLines(parent string) (string, error) {
 				return readyLine{}, 0, false, errors.New("the ready base is shorter than its header says")
 			}
 			i := bytes.IndexByte(buf, '\n')
+			if y == start && i != 0 {
+				return readyLine{}, 0, false, errors.New("torn ready base")
+			}
 			if i < 0 || y+int64(i) >= end {
 				if y-1+int64(n) >= end {
 					return readyLine{}, end, false, nil
