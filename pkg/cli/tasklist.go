@@ -10,15 +10,15 @@ import (
 )
 
 // listMemoryLimit is task-list's soft memory limit (runtime/debug) for a
-// list index of indexSize bytes: 48 MiB, or 4.6 times the index when that
+// list index of indexSize bytes: 48 MiB, or 3.7 times the index when that
 // is more. 48 MiB keeps task-list at 50,000 tasks under 64 MiB resident;
-// at 100,000 tasks (an index of about 19 MB) the live heap alone is about
-// 57 MB, and a 48 MiB limit would make the collector run dozens of times
-// a listing (twice the CPU), so the limit grows with the store: about
-// 87 MiB there, with the listing under 96 MiB resident
+// at 100,000 tasks (an index of about 24 MB, rows holding blocks) the live
+// heap alone is about 60 MB, and a 48 MiB limit would make the collector
+// run dozens of times a listing (twice the CPU), so the limit grows with
+// the store: about 87 MiB there, with the listing under 96 MiB resident
 // (docs/benchmarks.md).
 func listMemoryLimit(indexSize int64) int64 {
-	return max(48<<20, indexSize*46/10)
+	return max(48<<20, indexSize*37/10)
 }
 
 // listCmd is task-list's command line (commands.TaskList) and what it runs.
