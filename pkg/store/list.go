@@ -124,6 +124,15 @@ func SummarizeAt(snap *Snapshot, req *task.ListRequest, now time.Time) *ListResu
 		res.Reminder = "" // an empty or missing store
 	}
 	needs := req.NeedsRecords()
+	// The tasks that pass, then their summaries in one allocation: a
+	// summary is about 200 bytes, and growing the answer one append at a
+	// time copied it over and over (8 % of listing 26,000 claimed tasks
+	// out of 100,000).
+	type pick struct {
+		t          *task.Task
+		unresolved []string
+	}
+	var picks []pick
 	for _, e := range snap.Entries {
 		t := e.Task
 		if !req.Selects(t) || needs && !req.MatchesRecord(t) {
@@ -133,7 +142,11 @@ func SummarizeAt(snap *Snapshot, req *task.ListRequest, now time.Time) *ListResu
 		if req.Ready && (t.Status != task.Pending || len(unresolved) > 0 || len(parents[t.ID]) > 0) {
 			continue
 		}
-		res.Tasks = append(res.Tasks, summaryOf(t, unresolved, now))
+		picks = append(picks, pick{t, unresolved})
+	}
+	res.Tasks = make([]task.Summary, len(picks))
+	for i, p := range picks {
+		res.Tasks[i] = summaryOf(p.t, p.unresolved, now)
 	}
 	return res
 }
