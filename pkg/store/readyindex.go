@@ -41,7 +41,7 @@ import (
 //     section starts and the file's size (a file of another size is
 //     torn). Written whole when a claim rebuilds the index from a scan or
 //     compacts it. A claim reads each section from its front, a chunk at
-//     a time (readyChunk bytes first, then twice as much each time), and
+//     a time (ReadyTuning.Chunk bytes first, then twice as much each time), and
 //     only as far as it needs: the pending lines until its walk finds a
 //     task, the held lines while their lease has ended, the parent lines
 //     only when a candidate's subtasks are looked up;
@@ -84,15 +84,33 @@ const (
 	readyLogCap = 16 << 20
 )
 
-// readyChunk is the size of a claim's first read of a section of the base;
-// each further read doubles it. Tests lower it.
-var readyChunk = 32 << 10
+// ReadyTuning sizes the ready index's reads and folds (Store.Ready); the
+// zero value is the defaults, which every binary uses.
+type ReadyTuning struct {
+	// Chunk is the size in bytes of a claim's first read of a section of
+	// the base; each further read doubles it. Default 32 KiB.
+	Chunk int
+	// FoldAt is the log size in bytes past which a claim folds the log
+	// into the base, when the log is also over a readyCompactShare-th of
+	// the base. Every claim parses the whole log, and a fold costs about
+	// as much as reading, merging and writing the base once. Default
+	// 64 KiB.
+	FoldAt int
+}
 
-// readyCompactMin is the log size past which a claim folds the log into
-// the base, when the log is also over a readyCompactShare-th of the base.
-// Every claim parses the whole log, and a fold costs about as much as
-// reading, merging and writing the base once. Tests lower it.
-var readyCompactMin = 64 << 10
+func (t ReadyTuning) chunk() int {
+	if t.Chunk > 0 {
+		return t.Chunk
+	}
+	return 32 << 10
+}
+
+func (t ReadyTuning) foldAt() int {
+	if t.FoldAt > 0 {
+		return t.FoldAt
+	}
+	return 64 << 10
+}
 
 const readyCompactShare = 32
 
@@ -226,6 +244,7 @@ func goneLine(id string) readyLine {
 type readyIndex struct {
 	dfd     int      // .index/ready
 	pending []string // lines to append at the end of the transaction
+	tune    ReadyTuning
 
 	// What a claim loaded (load).
 	loaded bool
@@ -248,7 +267,7 @@ type readyIndex struct {
 
 // openReady returns the ready index of a transaction whose lock saw the
 // directory in state pre, or nil when there is none or it is stale.
-func openReady(dir string, pre dirState) *readyIndex {
+func openReady(dir string, pre dirState, tune ReadyTuning) *readyIndex {
 	if pre.ino == 0 {
 		return nil
 	}
@@ -267,7 +286,7 @@ func openReady(dir string, pre dirState) *readyIndex {
 		unix.Close(dfd)
 		return nil
 	}
-	return &readyIndex{dfd: dfd, baseFD: -1}
+	return &readyIndex{dfd: dfd, baseFD: -1, tune: tune}
 }
 
 func (ix *readyIndex) close() {
@@ -391,7 +410,8 @@ func (ix *readyIndex) openBase() bool {
 		return false
 	}
 	ix.baseFD, ix.baseSize = fd, st.Size
-	head := make([]byte, min(st.Size, int64(readyChunk)+64))
+	chunk := ix.tune.chunk()
+	head := make([]byte, min(st.Size, int64(chunk)+64))
 	n, err := preadFull(fd, head, 0)
 	if err != nil || n != len(head) {
 		return false
@@ -418,14 +438,14 @@ func (ix *readyIndex) openBase() bool {
 		return false // torn, or not a base
 	}
 	at := int64(i + 1)
-	ix.sorted = section{off: at, end: at + size[0]}
-	ix.held = section{off: at + size[0], end: at + size[0] + size[1]}
-	ix.parents = section{off: at + size[0] + size[1], end: st.Size}
+	ix.sorted = section{off: at, end: at + size[0], chunk: chunk}
+	ix.held = section{off: at + size[0], end: at + size[0] + size[1], chunk: chunk}
+	ix.parents = section{off: at + size[0] + size[1], end: st.Size, chunk: chunk}
 	rest := head[i+1:]
 	if int64(len(rest)) > size[0] {
 		rest = rest[:size[0]]
 	}
-	ix.sorted.buf = append(make([]byte, 0, max(len(rest), readyChunk)), rest...)
+	ix.sorted.buf = append(make([]byte, 0, max(len(rest), chunk)), rest...)
 	ix.sorted.off += int64(len(rest))
 	return ix.sorted.grew() == nil
 }
@@ -437,6 +457,7 @@ type section struct {
 	off, end int64
 	buf      []byte
 	text     string
+	chunk    int // the first read's size (ReadyTuning.Chunk); 0: the default
 }
 
 // loadedSection makes a section of bytes already in memory.
@@ -462,7 +483,11 @@ func (c *section) more(fd int) (bool, error) {
 	if c.off >= c.end {
 		return false, nil
 	}
-	want := min(c.end-c.off, int64(max(len(c.buf), readyChunk)))
+	first := c.chunk
+	if first <= 0 {
+		first = ReadyTuning{}.chunk()
+	}
+	want := min(c.end-c.off, int64(max(len(c.buf), first)))
 	// A new buffer: the strings already taken from buf stay valid.
 	buf := make([]byte, len(c.buf), len(c.buf)+int(want))
 	copy(buf, c.buf)
@@ -742,7 +767,7 @@ func (ix *readyIndex) children(parent string) ([]string, bool) {
 // few hundred bytes at each probe, and the lines are read from there.
 func (ix *readyIndex) parentLines(parent string) (string, error) {
 	c := &ix.parents
-	if c.off >= c.end || c.end-c.off <= int64(readyChunk) {
+	if c.off >= c.end || c.end-c.off <= int64(ix.tune.chunk()) {
 		return c.text, c.all(ix.baseFD)
 	}
 	start, end := c.off, c.end
@@ -796,7 +821,7 @@ func (ix *readyIndex) parentLines(parent string) (string, error) {
 	if err != nil || !ok {
 		return "", err
 	}
-	from := section{off: at, end: end}
+	from := section{off: at, end: end, chunk: c.chunk}
 	for p := 0; ; {
 		l, next, ok, err := from.next(ix.baseFD, p)
 		if err != nil {
@@ -1054,7 +1079,7 @@ func writeWhole(dfd int, name string, data []byte) error {
 func (tx *txn) readyForClaim() (*readyIndex, error) {
 	ix := tx.ready
 	if ix != nil && ix.load() {
-		if len(ix.log) > readyCompactMin && int64(len(ix.log)) > ix.baseSize/readyCompactShare {
+		if len(ix.log) > ix.tune.foldAt() && int64(len(ix.log)) > ix.baseSize/readyCompactShare {
 			sorted, held, parents, n, err := ix.compacted()
 			if err != nil {
 				// A base that does not parse or is out of order.
@@ -1082,7 +1107,7 @@ func (tx *txn) rebuildReady() (*readyIndex, error) {
 		dfd = tx.ready.dfd
 		tx.ready.closeBase()
 	}
-	ix := &readyIndex{dfd: dfd, baseFD: -1, rewrite: true}
+	ix := &readyIndex{dfd: dfd, baseFD: -1, rewrite: true, tune: tx.s.Ready}
 	lines := buildReady(snap)
 	ix.setLines(lines)
 	tx.ready = ix

@@ -60,9 +60,8 @@ func TestReadyIndexNeverWrong(t *testing.T) {
 	var log strings.Builder
 	s.Log, s.LogDecisions = &log, true
 	r := rand.New(rand.NewPCG(3, 4))
-	defer func(n, c int) { readyCompactMin, readyChunk = n, c }(readyCompactMin, readyChunk)
 	// Small chunks: a walk reads the base in many pieces, cut mid-line.
-	readyCompactMin, readyChunk = 2<<10, 100
+	s.Ready = ReadyTuning{Chunk: 100, FoldAt: 2 << 10}
 	owners := []string{"", "w1", "w2"}
 	var ids []string
 	pick := func() string { return ids[r.IntN(len(ids))] }
@@ -320,7 +319,6 @@ func TestReadyIndexFoldKeepsBlockersAndSubtasks(t *testing.T) {
 	s := newStore(t)
 	var log strings.Builder
 	s.Log, s.LogDecisions = &log, true
-	defer func(n int) { readyCompactMin = n }(readyCompactMin)
 	a := create(t, s, `{"subject":"a"}`).Tasks[0].ID
 	b := create(t, s, `{"subject":"b","blockedBy":["`+a+`"]}`).Tasks[0].ID
 	p := create(t, s, `{"subject":"p"}`).Tasks[0].ID
@@ -333,7 +331,7 @@ func TestReadyIndexFoldKeepsBlockersAndSubtasks(t *testing.T) {
 	}
 	want(a) // builds the index: b is blocked, p has an active subtask
 	update(t, s, `{"id":"`+a+`","status":"completed"}`)
-	readyCompactMin = 0
+	s.Ready.FoldAt = 1 // fold at every claim
 	log.Reset()
 	want(b) // the fold settled b's line: its blocker is completed
 	want(c) // the fold kept c's line among the parent lines

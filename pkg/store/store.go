@@ -72,6 +72,9 @@ type Store struct {
 	// History, when set, records every change this store makes to a
 	// record, under the lock and right after the write (docs/history.md).
 	History *history.Log
+	// Ready sizes the ready index's reads and folds; the zero value is
+	// the defaults.
+	Ready ReadyTuning
 }
 
 // Layout is where the resolved store lives.

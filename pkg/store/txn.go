@@ -120,7 +120,7 @@ func (s *Store) transact(fn func(tx *txn) error) error {
 	if l.Stats.Kernel {
 		// The ready index is kept only under the kernel lock: its stamp is
 		// written after .lock is gone, which only flock keeps exclusive.
-		tx.ready = openReady(s.Dir, pre)
+		tx.ready = openReady(s.Dir, pre, s.Ready)
 	}
 	defer func() { tx.ready.close() }()
 	ferr := fn(tx)
