@@ -37,6 +37,16 @@ func (r *repo) merge3(o *Options, res *contract.SyncResult, base, ours, theirs f
 		}
 		return r.blob(oid)
 	}
+	// sides reads our and their version of p (nil for a side without it).
+	sides := func(ob, tb, p string) (od, td []byte, err error) {
+		if od, err = read(ob, p); err != nil {
+			return nil, nil, err
+		}
+		if td, err = read(tb, p); err != nil {
+			return nil, nil, err
+		}
+		return od, td, nil
+	}
 	for _, p := range sorted {
 		b, ob, tb := base[p], ours[p], theirs[p]
 		switch {
@@ -60,11 +70,7 @@ func (r *repo) merge3(o *Options, res *contract.SyncResult, base, ours, theirs f
 		if strings.HasPrefix(p, "history/") {
 			// A history merges as the union of its events: never a
 			// conflict (a side that lost the file keeps the other's).
-			od, err := read(ob, p)
-			if err != nil {
-				return nil, err
-			}
-			td, err := read(tb, p)
+			od, td, err := sides(ob, tb, p)
 			if err != nil {
 				return nil, err
 			}
@@ -89,11 +95,7 @@ func (r *repo) merge3(o *Options, res *contract.SyncResult, base, ours, theirs f
 		if err != nil {
 			return nil, err
 		}
-		od, err := read(ob, p)
-		if err != nil {
-			return nil, err
-		}
-		td, err := read(tb, p)
+		od, td, err := sides(ob, tb, p)
 		if err != nil {
 			return nil, err
 		}
