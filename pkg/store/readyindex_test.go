@@ -277,27 +277,37 @@ func TestReadyIndexWriteCost(t *testing.T) {
 	}
 }
 
+// blockerAndSubtask creates a, b blocked by a, p, and c a subtask of p.
+func blockerAndSubtask(t *testing.T, s *Store) (a, b, p, c string) {
+	t.Helper()
+	a = create(t, s, `{"subject":"a"}`).Tasks[0].ID
+	b = create(t, s, `{"subject":"b","blockedBy":["`+a+`"]}`).Tasks[0].ID
+	p = create(t, s, `{"subject":"p"}`).Tasks[0].ID
+	c = create(t, s, `{"subject":"c","parentID":"`+p+`"}`).Tasks[0].ID
+	return a, b, p, c
+}
+
+// wantNext claims the next ready task for w1 and fails unless it is id
+// ("": nothing).
+func wantNext(t *testing.T, s *Store, id string) {
+	t.Helper()
+	got := claimNextT(t, s, "w1", time.Hour)
+	switch {
+	case id == "" && got != nil:
+		t.Fatalf("claimed %s, want nothing", got.ID)
+	case id != "" && (got == nil || got.ID != id):
+		t.Fatalf("claimed %+v, want %s", got, id)
+	}
+}
+
 // TestReadyIndexFollowsBlockersAndSubtasks: without a rebuild, a task
 // becomes claimable when its blocker's completion is logged, and a parent
 // only once its subtasks are done.
 func TestReadyIndexFollowsBlockersAndSubtasks(t *testing.T) {
-	s := newStore(t)
-	var log strings.Builder
-	s.Log, s.LogDecisions = &log, true
-	a := create(t, s, `{"subject":"a"}`).Tasks[0].ID
-	b := create(t, s, `{"subject":"b","blockedBy":["`+a+`"]}`).Tasks[0].ID
-	p := create(t, s, `{"subject":"p"}`).Tasks[0].ID
-	c := create(t, s, `{"subject":"c","parentID":"`+p+`"}`).Tasks[0].ID
-	want := func(id string) {
-		t.Helper()
-		got := claimNextT(t, s, "w1", time.Hour)
-		switch {
-		case id == "" && got != nil:
-			t.Fatalf("claimed %s, want nothing", got.ID)
-		case id != "" && (got == nil || got.ID != id):
-			t.Fatalf("claimed %+v, want %s", got, id)
-		}
-	}
+	s, log := newStore(t), &strings.Builder{}
+	s.Log, s.LogDecisions = log, true
+	a, b, p, c := blockerAndSubtask(t, s)
+	want := func(id string) { t.Helper(); wantNext(t, s, id) }
 	want(a) // builds the index; b is blocked, p has an active subtask
 	log.Reset()
 	want(c)
@@ -316,19 +326,10 @@ func TestReadyIndexFollowsBlockersAndSubtasks(t *testing.T) {
 // completed into a ready one, and keeps the lines that name a parent: the
 // parent is not claimed while its subtask is active.
 func TestReadyIndexFoldKeepsBlockersAndSubtasks(t *testing.T) {
-	s := newStore(t)
-	var log strings.Builder
-	s.Log, s.LogDecisions = &log, true
-	a := create(t, s, `{"subject":"a"}`).Tasks[0].ID
-	b := create(t, s, `{"subject":"b","blockedBy":["`+a+`"]}`).Tasks[0].ID
-	p := create(t, s, `{"subject":"p"}`).Tasks[0].ID
-	c := create(t, s, `{"subject":"c","parentID":"`+p+`"}`).Tasks[0].ID
-	want := func(id string) {
-		t.Helper()
-		if got := claimNextT(t, s, "w1", time.Hour); got == nil || got.ID != id {
-			t.Fatalf("claimed %+v, want %s", got, id)
-		}
-	}
+	s, log := newStore(t), &strings.Builder{}
+	s.Log, s.LogDecisions = log, true
+	a, b, p, c := blockerAndSubtask(t, s)
+	want := func(id string) { t.Helper(); wantNext(t, s, id) }
 	want(a) // builds the index: b is blocked, p has an active subtask
 	update(t, s, `{"id":"`+a+`","status":"completed"}`)
 	s.Ready.FoldAt = 1 // fold at every claim
