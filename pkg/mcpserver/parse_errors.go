@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,6 +29,11 @@ type lineFilter struct {
 	// skipping: the line being read is over maxLine bytes; it was
 	// answered and is dropped up to its newline.
 	skipping bool
+	// protocol: the version the session's initialize request negotiates
+	// ("" before one is passed on); it decides whether batches are served.
+	protocol string
+	// batchIDs: the request ids of the batches passed on (see checkBatch).
+	batchIDs map[string]bool
 }
 
 // maxLine is the longest line passed on: the SDK's own limit
@@ -110,6 +116,13 @@ func (f *lineFilter) check(line []byte) {
 	}
 	if msg = f.checkIDs(msg); msg == nil {
 		return
+	}
+	if msg[0] == '[' {
+		if msg = f.checkBatch(msg); msg == nil {
+			return
+		}
+	} else {
+		f.noteInitialize(msg)
 	}
 	f.out = append(f.out, msg...)
 	f.out = append(f.out, '\n')
@@ -243,4 +256,124 @@ func plainInt(s string) bool {
 	}
 	_, err := strconv.ParseInt(s, 10, 64)
 	return err == nil
+}
+
+// Batches. MCP dropped JSON-RPC batching in protocol 2025-06-18, and the
+// SDK ends the session (exit 1, answers still being computed lost) when it
+// reads a batch once such a version is negotiated, or a batch that repeats
+// a request id, within itself or from an earlier batch. The filter keeps
+// those from it, so the outcome does not depend on how far the SDK has
+// got with initialize when the batch arrives:
+//   - once an initialize request negotiating 2025-06-18 or later has been
+//     passed on, every request of a batch gets an Invalid Request error
+//     (-32600, batchRefused) carrying its id, and nothing of the batch is
+//     passed on;
+//   - under 2024-11-05 and 2025-03-26 (or before initialize) a batch is
+//     served, but a request whose id an earlier request of a batch already
+//     used gets -32600 (batchIDReused) and is taken out of it.
+// Errors are written one per line, like the other errors of the filter.
+
+const (
+	batchRefused  = "Invalid Request: JSON-RPC batches are not supported from protocol 2025-06-18 on; send each request on its own line"
+	batchIDReused = "Invalid Request: the id was already used by a request of a batch in this session; batch request ids must be unique"
+	// batching is the first protocol version without JSON-RPC batches.
+	noBatching = "2025-06-18"
+	// initializeCap: initialize never negotiates this version or later
+	// (they are started without it), as the SDK's negotiation says.
+	initializeCap = "2026-07-28"
+)
+
+// noteInitialize records the version an initialize request negotiates,
+// as the SDK does: the client's version when the server supports it,
+// else the newest supported version before initializeCap. A request whose
+// params the SDK refuses (missing, or a version that is not a string)
+// negotiates nothing, and only the first initialize counts.
+func (f *lineFilter) noteInitialize(m []byte) {
+	if f.protocol != "" {
+		return
+	}
+	var v struct {
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
+		Params *struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(m, &v) != nil || v.Method != "initialize" || len(v.ID) == 0 || v.Params == nil {
+		return
+	}
+	supported := mcp.SupportedProtocolVersions()
+	if slices.Contains(supported, v.Params.ProtocolVersion) && v.Params.ProtocolVersion < initializeCap {
+		f.protocol = v.Params.ProtocolVersion
+		return
+	}
+	for _, s := range supported {
+		if s < initializeCap {
+			f.protocol = s
+			return
+		}
+	}
+}
+
+// checkBatch applies the batch rules above to msg, a batch whose ids all
+// pass checkIDs, and returns what is passed on (nil: nothing).
+func (f *lineFilter) checkBatch(msg []byte) []byte {
+	var batch []json.RawMessage
+	if json.Unmarshal(msg, &batch) != nil {
+		return msg
+	}
+	if f.protocol >= noBatching {
+		for _, m := range batch {
+			if id, ok := callID(m); ok {
+				f.answer(id, jsonrpc.CodeInvalidRequest, batchRefused)
+			}
+		}
+		return nil
+	}
+	// idKey (drain.go) tells ids apart as the SDK does: "1" and 1
+	// differ, -0 is 0.
+	if f.batchIDs == nil {
+		f.batchIDs = map[string]bool{}
+	}
+	keep := batch[:0]
+	for _, m := range batch {
+		id, ok := callID(m)
+		if !ok {
+			keep = append(keep, m)
+			f.noteInitialize(m)
+			continue
+		}
+		key := idKey(id)
+		if f.batchIDs[key] {
+			f.answer(id, jsonrpc.CodeInvalidRequest, batchIDReused)
+			continue
+		}
+		f.batchIDs[key] = true
+		keep = append(keep, m)
+		f.noteInitialize(m)
+	}
+	if len(keep) == len(batch) {
+		return msg
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	out, err := json.Marshal(keep)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// callID returns the id of m when m is a request that expects an answer
+// (it has a method and a string or number id).
+func callID(m []byte) (json.RawMessage, bool) {
+	var v struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	if json.Unmarshal(m, &v) != nil || v.Method == nil || len(v.ID) == 0 || string(v.ID) == "null" {
+		return nil, false
+	}
+	return v.ID, true
 }

@@ -51,3 +51,57 @@ func TestLineFilterKinds(t *testing.T) {
 		t.Errorf("answers\n%s\nwant\n%s", answers.String(), want)
 	}
 }
+
+// TestLineFilterBatches: after an initialize that negotiates 2025-06-18 or
+// later (a newer or unknown version negotiates the newest one), a batch's
+// requests are answered -32600 and nothing of it is passed on; under an
+// older version a batch passes, less the requests reusing an id an earlier
+// batch request used ("1" and 1 are different ids, -0 is 0).
+func TestLineFilterBatches(t *testing.T) {
+	init := func(v string) string {
+		return `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + v + `"}}` + "\n"
+	}
+	batch := `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":"1","method":"ping"}]` + "\n"
+	refused := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32600,"message":"` + batchRefused + `"}}` + "\n"
+	}
+	reused := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32600,"message":"` + batchIDReused + `"}}` + "\n"
+	}
+	for _, c := range []struct {
+		name, in, out, answers string
+	}{
+		{"before initialize", batch, batch, ""},
+		{"2025-06-18", init("2025-06-18") + batch, init("2025-06-18"), refused("1") + refused(`"1"`)},
+		{"unknown version", init("2099-01-01") + batch, init("2099-01-01"), refused("1") + refused(`"1"`)},
+		{"no version", init("") + batch, init(""), refused("1") + refused(`"1"`)},
+		{"2025-03-26", init("2025-03-26") + batch, init("2025-03-26") + batch, ""},
+		{
+			"2025-03-26 reused ids",
+			init("2025-03-26") + batch + `[{"jsonrpc":"2.0","id":-0,"method":"ping"},{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":0,"method":"ping"}]` + "\n",
+			init("2025-03-26") + batch + `[{"jsonrpc":"2.0","id":-0,"method":"ping"}]` + "\n",
+			reused("1") + reused("0"),
+		},
+		{
+			"initialize in a batch",
+			`[` + strings.TrimSpace(init("2025-11-25")) + `]` + "\n" + batch,
+			`[` + strings.TrimSpace(init("2025-11-25")) + `]` + "\n",
+			refused("1") + refused(`"1"`),
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var answers bytes.Buffer
+			f := &lineFilter{r: strings.NewReader(c.in), w: &lockedWriter{w: &answers}}
+			out, err := io.ReadAll(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(out) != c.out {
+				t.Errorf("passed on\n%s\nwant\n%s", out, c.out)
+			}
+			if answers.String() != c.answers {
+				t.Errorf("answers\n%s\nwant\n%s", answers.String(), c.answers)
+			}
+		})
+	}
+}

@@ -1,0 +1,151 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// batchAnswer is one answer of the server, alone on its line or in an
+// array.
+type batchAnswer struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// serveLines runs matrixx-mcp on the given input lines, asserts it exits
+// 0, and returns its answers by id, in the order written.
+func serveLines(t *testing.T, p *project, lines ...string) map[string][]batchAnswer {
+	t.Helper()
+	c := p.command(p.root, "matrixx-mcp")
+	c.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("exit: %v; stderr: %s", err, stderr.String())
+	}
+	byID := map[string][]batchAnswer{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var all []batchAnswer
+		if strings.HasPrefix(line, "[") {
+			if err := json.Unmarshal([]byte(line), &all); err != nil {
+				t.Fatalf("not JSON from the server: %s", line)
+			}
+		} else {
+			var a batchAnswer
+			if err := json.Unmarshal([]byte(line), &a); err != nil {
+				t.Fatalf("not JSON from the server: %s", line)
+			}
+			all = []batchAnswer{a}
+		}
+		for _, a := range all {
+			byID[string(a.ID)] = append(byID[string(a.ID)], a)
+		}
+	}
+	return byID
+}
+
+func initializeLine(version string) string {
+	return `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}`
+}
+
+const initializedLine = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+
+func createLine(id, subject string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"task_create","arguments":{"subject":"` + subject + `"}}}`
+}
+
+// TestBatches: MCP has no JSON-RPC batches from protocol 2025-06-18 on, and
+// the SDK ends the session when it reads one there (it depended on how far
+// initialize had got whether a batch killed the server). Under such a
+// version every request of a batch gets -32600 with its id and nothing of
+// it runs; under an older version a batch is served, except a request
+// reusing an id of an earlier batch request, which gets -32600. Either
+// way the session goes on and the server exits 0.
+func TestBatches(t *testing.T) {
+	for _, version := range []string{"2025-06-18", "2025-11-25", "1999-01-01"} {
+		t.Run("refused under "+version, func(t *testing.T) {
+			p := newProject(t)
+			got := serveLines(t, p,
+				initializeLine(version),
+				initializedLine,
+				`[`+createLine("1", "in a batch")+`,{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}},{"jsonrpc":"2.0","id":"x","method":"tools/list"}]`,
+				createLine("2", "after the batch"),
+			)
+			for _, id := range []string{"1", `"x"`} {
+				if !only(got[id], false, "batches are not supported") {
+					t.Errorf("id %s: %+v, want the batch refused (-32600)", id, got[id])
+				}
+			}
+			for _, id := range []string{"0", "2"} {
+				if !only(got[id], true) {
+					t.Errorf("id %s: %+v, want one result", id, got[id])
+				}
+			}
+			if n := len(taskFiles(t, p.root)); n != 1 {
+				t.Errorf("%d tasks, want 1 (the batch's task_create must not run)", n)
+			}
+		})
+	}
+	t.Run("served under 2025-03-26", func(t *testing.T) {
+		p := newProject(t)
+		got := serveLines(t, p,
+			initializeLine("2025-03-26"),
+			initializedLine,
+			`[`+createLine("1", "first")+`,{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`,
+			`[`+createLine("1", "reused id")+`,{"jsonrpc":"2.0","id":3,"method":"tools/list"}]`,
+			`[{"jsonrpc":"2.0","id":"4","method":"tools/list"},`+createLine(`"4"`, "twice in one batch")+`]`,
+			`{"jsonrpc":"2.0","id":5,"method":"tools/list"}`,
+		)
+		for _, id := range []string{"0", "2", "3", "5"} {
+			if !only(got[id], true) {
+				t.Errorf("id %s: %+v, want one result", id, got[id])
+			}
+		}
+		// The first 1 and the first "4" run; their repeats get -32600.
+		for _, id := range []string{"1", `"4"`} {
+			if !only(got[id], true, "already used by a request of a batch") {
+				t.Errorf("id %s: %+v, want a result and a reuse error", id, got[id])
+			}
+		}
+		if n := len(taskFiles(t, p.root)); n != 1 {
+			t.Errorf("%d tasks, want 1 (only the first batch's task_create)", n)
+		}
+	})
+}
+
+// only reports whether answers are exactly: one result (when result) and
+// one -32600 error containing each of errs.
+func only(answers []batchAnswer, result bool, errs ...string) bool {
+	var results int
+	left := append([]string(nil), errs...)
+	for _, a := range answers {
+		switch {
+		case a.Result != nil:
+			results++
+		case a.Error != nil && a.Error.Code == -32600:
+			i := -1
+			for j, e := range left {
+				if strings.Contains(a.Error.Message, e) {
+					i = j
+				}
+			}
+			if i < 0 {
+				return false
+			}
+			left = append(left[:i], left[i+1:]...)
+		default:
+			return false
+		}
+	}
+	want := 0
+	if result {
+		want = 1
+	}
+	return results == want && len(left) == 0 && len(answers) == want+len(errs)
+}
