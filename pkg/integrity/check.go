@@ -18,9 +18,9 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/lock"
 )
 
-// parallelFrom is the directory size from which a check stats in
-// parallel.
-var parallelFrom = 512
+// parallelFrom is the directory size (matching entries) from which a
+// check stats its files from several goroutines.
+const parallelFrom = 512
 
 // Area is one covered set of files and its ledger.
 type Area struct {

@@ -104,6 +104,40 @@ func TestUnchangedStoreIsNotHashedOnceSettled(t *testing.T) {
 	}
 }
 
+// TestLargeDirectoryIsCheckedInParallel: a directory of parallelFrom
+// files or more is stat-ed from several goroutines; a change, a deletion
+// and a creation spread over it are each found once and undone.
+func TestLargeDirectoryIsCheckedInParallel(t *testing.T) {
+	files := map[string]string{}
+	for i := range parallelFrom + 37 {
+		files[fmt.Sprintf("T-%04d.json", i)] = fmt.Sprintf("record %04d", i)
+	}
+	f := newFixture(t, files)
+	before := f.snap()
+	fi, _ := os.Stat(f.path("T-0003.json"))
+	if err := os.WriteFile(f.path("T-0003.json"), []byte("changed 03"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Chtimes(f.path("T-0003.json"), fi.ModTime(), fi.ModTime())
+	if err := os.Remove(f.path(fmt.Sprintf("T-%04d.json", parallelFrom))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.path("T-new.json"), []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := f.check(Window{All: true})
+	want := fmt.Sprintf("T-0003.json:changed:restored T-%04d.json:deleted:restored T-new.json:created:quarantined", parallelFrom)
+	if got := actions(res); got != want {
+		t.Fatalf("actions %q, want %q", got, want)
+	}
+	if res.Checked != parallelFrom+37 {
+		t.Errorf("checked %d files, want %d", res.Checked, parallelFrom+37)
+	}
+	if after := f.snap(); after != before {
+		t.Errorf("not restored:\n%s\nwant\n%s", after, before)
+	}
+}
+
 func TestChangeInsideTheWindowIsRestoredWithItsMtime(t *testing.T) {
 	f := newFixture(t, map[string]string{"T-a.json": "aaa", "T-b.json": "bbb"})
 	before := f.snap()

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -34,8 +33,9 @@ import (
 // index, and the index rewritten (best effort, no lock, no fsync) when
 // that added or dropped a row. ctime cannot be set by a user process, so a
 // matching identity means the file was not written since the row was
-// made; rows are only made for files whose ctime was racyWindow older than
-// the start of the scan that read them, so a write in the same timestamp
+// made; rows are only made for files whose ctime was the racy window
+// (Store.ListRacyWindow, default 2 s) older than the start of the scan
+// that read them, so a write in the same timestamp
 // tick as the file's last one can never hide behind an unchanged ctime.
 //
 // The file lives outside the project, next to the integrity ledgers
@@ -51,10 +51,19 @@ const (
 	listIndexVersion = 2
 )
 
-// racyWindow is how much older than the scan's start a file's ctime must
-// be for its row to be kept (coarse timestamp ticks, clock steps). Tests
-// lower it.
-var racyWindow = 2 * time.Second
+// defaultRacyWindow is how much older than the scan's start a file's ctime
+// must be for its row to be kept (coarse timestamp ticks, clock steps),
+// unless Store.ListRacyWindow says otherwise.
+const defaultRacyWindow = 2 * time.Second
+
+// racyWindow is the store's racy window: ListRacyWindow, or the default
+// when it is zero.
+func (s *Store) racyWindow() time.Duration {
+	if s.ListRacyWindow != 0 {
+		return s.ListRacyWindow
+	}
+	return defaultRacyWindow
+}
 
 // indexedFS reports whether a filesystem (statfs f_type) keeps ctime
 // honestly and serves fresh attributes: local disk filesystems only. On
@@ -168,9 +177,6 @@ func loadListIndex(path, dir, keepMeta string, entries int) *listIndex {
 // It is made on first use: every binary that links the store (the hook
 // before each tool call) would otherwise build it before main.
 var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
-
-// servedRows counts the entries served from a list index (tests).
-var servedRows atomic.Int64
 
 // match returns, for each listed name, the row made for it, or -1. Rows
 // are kept in the order of the last listing, so an unchanged directory

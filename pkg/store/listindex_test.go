@@ -23,10 +23,27 @@ import (
 
 // trustNow lets the index keep rows for files written just now (the test
 // makes every change visible in ctime itself, see bumpCtime).
-func trustNow(t *testing.T) {
-	old := racyWindow
-	racyWindow = -time.Hour
-	t.Cleanup(func() { racyWindow = old })
+func trustNow(s *Store) {
+	s.ListRacyWindow = -time.Hour
+}
+
+// servedBy runs scan with s's debug notes on and returns how many records
+// the list index served, as its notes say.
+func servedBy(t *testing.T, s *Store, scan func()) int {
+	t.Helper()
+	var log strings.Builder
+	oldLog, oldDecisions := s.Log, s.LogDecisions
+	s.Log, s.LogDecisions = &log, true
+	scan()
+	s.Log, s.LogDecisions = oldLog, oldDecisions
+	n := 0
+	for _, line := range strings.Split(log.String(), "\n") {
+		var served, of int
+		if _, err := fmt.Sscanf(line, "matrixx: debug: list index served %d of %d records", &served, &of); err == nil {
+			n += served
+		}
+	}
+	return n
 }
 
 // listAnswer is List's answer as task-list prints it, plus the scan's
@@ -53,7 +70,7 @@ func listAnswer(t *testing.T, s *Store, req *task.ListRequest) string {
 
 // bumpCtime makes sure a change to path shows in its ctime: on a
 // filesystem with coarse timestamps a change within the tick of the last
-// one keeps the ctime, which the index's racyWindow guards against in
+// one keeps the ctime, which the index's racy window guards against in
 // real use and this test (trustNow) does not.
 func bumpCtime(t *testing.T, path string, before int64) {
 	t.Helper()
@@ -97,8 +114,8 @@ func needIndexedFS(t *testing.T, dir string) {
 }
 
 func TestListIndexNeverWrong(t *testing.T) {
-	trustNow(t)
 	s := newStore(t)
+	trustNow(s)
 	needIndexedFS(t, s.Root)
 	s.ListIndex = filepath.Join(t.TempDir(), "state", "index", "list-test")
 	plain := &Store{Dir: s.Dir, Root: s.Root}
@@ -261,11 +278,11 @@ func TestListIndexNeverWrong(t *testing.T) {
 		}
 		// The same twice: the second scan is served from the index
 		// written by the first.
-		before2 := servedRows.Load()
-		if got, want := listAnswer(t, s, &task.ListRequest{Ready: true}), listAnswer(t, plain, &task.ListRequest{Ready: true}); got != want {
-			t.Fatalf("step %d: ready differs: with the index\n%s\nwithout\n%s", step, got, want)
+		var withIndex string
+		served += servedBy(t, s, func() { withIndex = listAnswer(t, s, &task.ListRequest{Ready: true}) })
+		if want := listAnswer(t, plain, &task.ListRequest{Ready: true}); withIndex != want {
+			t.Fatalf("step %d: ready differs: with the index\n%s\nwithout\n%s", step, withIndex, want)
 		}
-		served += int(servedRows.Load() - before2)
 	}
 	if served == 0 {
 		t.Fatal("the index never served a row")
@@ -273,7 +290,7 @@ func TestListIndexNeverWrong(t *testing.T) {
 }
 
 // TestListIndexRacyFilesAreRead checks that a file changed within
-// racyWindow of a scan gets no row: an in-place rewrite within the same
+// the racy window of a scan gets no row: an in-place rewrite within the same
 // timestamp tick must not be served from a stale row.
 func TestListIndexRacyFilesAreRead(t *testing.T) {
 	s := newStore(t)
@@ -287,19 +304,19 @@ func TestListIndexRacyFilesAreRead(t *testing.T) {
 		t.Fatalf("an index with a row for a file written just now: %v", err)
 	}
 	// Older files get rows, and the next scan is served.
-	trustNow(t)
+	trustNow(s)
 	if _, err := s.Scan(ScanOptions{ListFields: true, KeepMeta: claim.Key}); err != nil {
 		t.Fatal(err)
 	}
-	n := servedRows.Load()
-	snap, err := s.Scan(ScanOptions{ListFields: true, KeepMeta: claim.Key})
-	if err != nil || len(snap.Entries) != 1 || snap.Entries[0].Task.ID != id || servedRows.Load() != n+1 {
-		t.Fatalf("not served: %v %+v", err, snap)
+	var snap *Snapshot
+	var err error
+	n := servedBy(t, s, func() { snap, err = s.Scan(ScanOptions{ListFields: true, KeepMeta: claim.Key}) })
+	if err != nil || len(snap.Entries) != 1 || snap.Entries[0].Task.ID != id || n != 1 {
+		t.Fatalf("not served (%d rows): %v %+v", n, err, snap)
 	}
 	// An index made for another KeepMeta or directory is not used.
-	n = servedRows.Load()
-	other := &Store{Dir: s.Dir, ListIndex: s.ListIndex}
-	if _, err := other.Scan(ScanOptions{ListFields: true, KeepMeta: "other"}); err != nil || servedRows.Load() != n {
-		t.Fatalf("an index for another KeepMeta served rows: %v", err)
+	other := &Store{Dir: s.Dir, ListIndex: s.ListIndex, ListRacyWindow: s.ListRacyWindow}
+	if n := servedBy(t, other, func() { _, err = other.Scan(ScanOptions{ListFields: true, KeepMeta: "other"}) }); err != nil || n != 0 {
+		t.Fatalf("an index for another KeepMeta served %d rows: %v", n, err)
 	}
 }

@@ -382,9 +382,9 @@ func (s *Store) Scan(opt ScanOptions) (*Snapshot, error) {
 	if ix != nil {
 		placed = make([]Entry, len(ix.names))
 	}
-	// Rows are made only for files whose ctime is racyWindow older than
-	// this, taken before any file is read.
-	settled := time.Now().Add(-racyWindow).UnixNano()
+	// Rows are made only for files whose ctime is the racy window older
+	// than this, taken before any file is read.
+	settled := time.Now().Add(-s.racyWindow()).UnixNano()
 
 	workers := runtime.GOMAXPROCS(0)
 	if max := len(names)/64 + 1; workers > max {
@@ -459,7 +459,9 @@ func (s *Store) Scan(opt ScanOptions) (*Snapshot, error) {
 	for _, r := range results {
 		served += r.served
 	}
-	servedRows.Add(int64(served))
+	if indexed && s.LogDecisions {
+		s.logf("debug: list index served %d of %d records", served, len(names))
+	}
 	sorted := false
 	if served > 0 && served == len(placed) && served == len(names) {
 		snap.Entries, sorted = placed, true

@@ -66,6 +66,13 @@ type Store struct {
 	// docs/design/decisions.md) that serves task-list's scans; "" reads every
 	// file.
 	ListIndex string
+	// ListRacyWindow is how much older than a scan's start a file's ctime
+	// must be for the list index to keep a row for it: a file written
+	// within it is read again by the next scan, so a rewrite in the same
+	// timestamp tick never hides behind an unchanged ctime. Zero is the
+	// default, 2 s, which every binary uses; a negative window keeps rows
+	// for files written up to that long after the scan started.
+	ListRacyWindow time.Duration
 	// Record, when set, records every write and removal of a record in
 	// the integrity ledger under the lock (docs/integrity.md).
 	Record *integrity.Recorder
