@@ -24,7 +24,8 @@ import (
 // Create creates the tasks of req (task-create). Items that fail are in
 // the answer's errors and on Stderr; CreateExit gives the exit status.
 func (o *Ops) Create(req *task.CreateRequest) (*store.CreateResult, error) {
-	p, err := o.Project()
+	// The cycle check of new edges reads the store through the list index.
+	p, err := o.listProject()
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +100,10 @@ func (o *Ops) GetHandle(id string, history bool) (*contract.TaskAnswer, error) {
 // Update applies req to one task (task-update). An update that changes
 // nothing writes nothing and says so on Stderr.
 func (o *Ops) Update(req *task.UpdateRequest) (*contract.TaskAnswer, error) {
-	p, err := o.Project()
+	// The cycle check of new edges, and the subtask check of a completion
+	// when the ready index cannot answer, read the store through the list
+	// index.
+	p, err := o.listProject()
 	if err != nil {
 		return nil, err
 	}
@@ -175,8 +179,8 @@ func (o *Ops) List(req *task.ListRequest) (*store.ListResult, error) {
 	return res, nil
 }
 
-// listProject is the project a listing reads, its store set up to use the
-// list index.
+// listProject is the project with its store set up to use the list index:
+// for listings, and for the operations whose checks may read every task.
 func (o *Ops) listProject() (*Project, error) {
 	p, err := o.Project()
 	if err != nil {

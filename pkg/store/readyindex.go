@@ -1267,17 +1267,37 @@ func (tx *txn) walkReady(ix *readyIndex, req ClaimRequest, out **task.Task) (boo
 // activeChild reports whether a subtask the index names for id is active
 // and still id's subtask in its file.
 func (tx *txn) activeChild(ix *readyIndex, id string) bool {
-	children, ok := ix.children(id)
+	kids, ok := tx.indexedChildren(ix, id, true)
 	if !ok {
 		// Unknown: not claimed now; when nothing else is found the store
 		// is scanned.
 		ix.suspect = true
 		return true
 	}
-	for _, c := range children {
+	return len(kids) > 0
+}
+
+// indexedChildren returns the subtasks the index names for id that are
+// active and still id's subtasks in their files (only the first one when
+// first is set), sorted by id; false when the index's parent lines cannot
+// be read. A named subtask whose file says otherwise gets its file's line.
+func (tx *txn) indexedChildren(ix *readyIndex, id string, first bool) ([]string, bool) {
+	named, ok := ix.children(id)
+	if !ok {
+		return nil, false
+	}
+	var kids []string
+	for _, c := range named {
 		ct, err := tx.s.Get(c)
-		if err == nil && ct != nil && ct.ParentID == id && ct.Status.Active() {
-			return true
+		if err == nil && ct != nil && ct.ParentID == id && c != id && ct.Status.Active() {
+			kids = append(kids, c)
+			if first {
+				break
+			}
+			continue
+		}
+		if c == id && err == nil && ct != nil && ct.ParentID == id {
+			continue // its own parent: not a subtask, and its line is right
 		}
 		ix.suspect = true
 		switch {
@@ -1288,5 +1308,31 @@ func (tx *txn) activeChild(ix *readyIndex, id string) bool {
 			tx.noteReady(ct)
 		}
 	}
-	return false
+	slices.Sort(kids)
+	return slices.Compact(kids), true
+}
+
+// activeChildren returns id's subtasks that are pending or in_progress,
+// sorted by id (the rule of task.ActiveChildren). Under the kernel lock
+// the ready index answers: it names the tasks whose parent is id (rebuilt
+// by a scan first when it is stale, as a claim does), and each one's file
+// is read. Otherwise, or when its parent lines cannot be read, the store
+// is scanned. What the index cannot see is the one thing a claim cannot
+// either: a subtask attached to id by a program that rewrote its file in
+// place, which the index learns at its next rebuild.
+func (tx *txn) activeChildren(id string) ([]string, error) {
+	if tx.l != nil && tx.l.Stats.Kernel {
+		ix, err := tx.readyForClaim()
+		if err != nil {
+			return nil, err
+		}
+		if kids, ok := tx.indexedChildren(ix, id, false); ok {
+			return kids, nil
+		}
+	}
+	snap, err := tx.s.Scan(ScanOptions{ListFields: true, KeepMeta: claim.Key})
+	if err != nil {
+		return nil, err
+	}
+	return task.ActiveChildren(snap.Tasks())[id], nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -67,6 +68,7 @@ func TestReadyIndexNeverWrong(t *testing.T) {
 	pick := func() string { return ids[r.IntN(len(ids))] }
 	readyDirPath := filepath.Join(s.Dir, indexDir, readyDir)
 	claims, served := 0, 0
+	checked, refusedN := 0, 0 // completions checked, and refused
 	for step := range 700 {
 		now = now.Add(time.Duration(r.IntN(int(20 * time.Second))))
 		switch op := r.IntN(40); {
@@ -110,8 +112,37 @@ func TestReadyIndexNeverWrong(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// A completion is refused exactly when a scan finds active
+			// subtasks (the ready index answers it), naming them.
+			var kids []string
+			completing := false
+			if req.Status != nil && *req.Status == task.Completed {
+				snap, err := s.Scan(ScanOptions{ListFields: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range snap.Entries {
+					if e.Task.ID == id && e.Task.Status != task.Completed {
+						completing = true
+					}
+				}
+				kids = task.ActiveChildren(snap.Tasks())[id]
+			}
 			// Refusals (a cycle, a parent with active subtasks) write nothing.
-			_, _, _ = s.Update(req)
+			_, _, err = s.Update(req)
+			if completing {
+				refused := errcode.Of(err) == errcode.ChildrenActive
+				if refused != (len(kids) > 0) {
+					t.Fatalf("step %d: completing %s with active subtasks %v: %v", step, id, kids, err)
+				}
+				if refused && !strings.Contains(err.Error(), strings.Join(kids[:min(len(kids), 10)], ", ")) {
+					t.Fatalf("step %d: %v does not name %v", step, err, kids)
+				}
+				checked++
+				if refused {
+					refusedN++
+				}
+			}
 		case op < 36:
 			owner := owners[1+r.IntN(2)]
 			snap, err := s.Scan(ScanOptions{ListFields: true, KeepMeta: claim.Key})
@@ -183,7 +214,10 @@ func TestReadyIndexNeverWrong(t *testing.T) {
 		}
 	}
 	folds := strings.Count(log.String(), "ready index compacted")
-	t.Logf("%d claims, %d served without a rebuild, %d compactions, %d tasks", claims, served, folds, len(ids))
+	t.Logf("%d claims, %d served without a rebuild, %d compactions, %d tasks; %d completions checked, %d refused", claims, served, folds, len(ids), checked, refusedN)
+	if refusedN == 0 || refusedN == checked {
+		t.Errorf("%d of %d completions refused: the test does not reach both sides of the subtask rule", refusedN, checked)
+	}
 	if folds == 0 {
 		t.Errorf("the log was never folded into the base: the test does not reach compaction")
 	}

@@ -72,7 +72,7 @@ func (tx *txn) update(t *task.Task, req *task.UpdateRequest) (*task.Task, bool, 
 		return nil, false, err
 	}
 	if req.Status != nil && *req.Status == task.Completed && t.Status != task.Completed && !req.Force {
-		if err := s.childrenDone(t.ID); err != nil {
+		if err := tx.childrenDone(t.ID); err != nil {
 			return nil, false, err
 		}
 	}
@@ -129,14 +129,10 @@ func (tx *txn) update(t *task.Task, req *task.UpdateRequest) (*task.Task, bool, 
 
 // childrenDone refuses (children_active, naming them) completing a task
 // whose subtasks are still pending or in_progress.
-func (s *Store) childrenDone(id string) error {
-	snap, err := s.Scan(ScanOptions{ListFields: true})
-	if err != nil {
+func (tx *txn) childrenDone(id string) error {
+	kids, err := tx.activeChildren(id)
+	if err != nil || len(kids) == 0 {
 		return err
-	}
-	kids := task.ActiveChildren(snap.Tasks())[id]
-	if len(kids) == 0 {
-		return nil
 	}
 	shown := kids
 	if len(shown) > 10 {
