@@ -2,16 +2,19 @@ package main
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
-// writes reports the write goal: task-create and task-update at most 1.3×
+// writes reports the write goal: task-create and task-update (a metadata
+// change, and a completion, which checks the task's subtasks) at most 1.3×
 // the durable-write floor (readstdin -lock: process start, the lock, one
 // record written durably) at 1,000, 10,000 and 100,000 tasks, on a store
 // whose every task was written within the dedup window (an import, a
@@ -47,24 +50,42 @@ func (b *bench) writes() error {
 				update.Stdin = []byte(fmt.Sprintf(`{"id":%q,"metadata":{"benchSeq":%d}}`, id, seq))
 				return nil
 			}
+			// A completion of a pending task without subtasks: the update
+			// whose subtask check scanned the store. Each run completes
+			// another pending task, in a shuffled order over the store.
+			pending, err := pendingIDs(root, ids)
+			if err != nil {
+				return err
+			}
+			complete := &command{Argv: []string{b.exe("task-update"), "-C", root}}
+			complete.Before = func() error {
+				if len(pending) == 0 {
+					return fmt.Errorf("the %d-task store has no pending task left to complete", n)
+				}
+				id := pending[len(pending)-1]
+				pending = pending[:len(pending)-1]
+				complete.Stdin = []byte(fmt.Sprintf(`{"id":%q,"status":"completed"}`, id))
+				return nil
+			}
 			floorDir := filepath.Join(b.tmp, "floor-writes")
 			if err := os.MkdirAll(floorDir, 0o755); err != nil {
 				return err
 			}
 			floor := &command{Argv: []string{b.exe("readstdin"), "-lock", filepath.Join(floorDir, "T-floor.json")}}
 			floor.Before = func() error { floor.Stdin = doc(); return nil }
-			runs, err := b.r.rotate(b.runs, 2, create, update, floor)
+			runs, err := b.r.rotate(b.runs, 2, create, update, complete, floor)
 			if err != nil {
 				return err
 			}
+			fl := runs[3]
 			shape := "aged"
 			if fresh {
 				shape = "fresh (every task inside the dedup window)"
 			}
-			for i, name := range []string{"task-create", "task-update"} {
-				q := ratio(runs[i].median(), runs[2].median())
-				rows = append(rows, []string{thousands(n), shape, name, ms(runs[i].median()), ms(runs[2].median()), fmt.Sprintf("%.2f×", q), "≤ 1.3×", verdict(q <= 1.3),
-					ms(runs[i].cpu()) + " / " + ms(runs[2].cpu())})
+			for i, name := range []string{"task-create", "task-update", "task-update completed"} {
+				q := ratio(runs[i].median(), fl.median())
+				rows = append(rows, []string{thousands(n), shape, name, ms(runs[i].median()), ms(fl.median()), fmt.Sprintf("%.2f×", q), "≤ 1.3×", verdict(q <= 1.3),
+					ms(runs[i].cpu()) + " / " + ms(fl.cpu())})
 			}
 			if err := os.RemoveAll(root); err != nil {
 				return err
@@ -137,4 +158,33 @@ func (b *bench) cachedStore(n int) (string, []string, error) {
 	}
 	b.logf("generated %s tasks into the cache %s in %v", thousands(n), dir, time.Since(start).Round(time.Millisecond))
 	return root, ids, nil
+}
+
+// pendingIDs returns the ids of the store's pending tasks without
+// subtasks (a completion of a task with active subtasks is refused), in a
+// fixed shuffled order.
+func pendingIDs(root string, ids []string) ([]string, error) {
+	dir := filepath.Join(root, ".matrixx", "tasks")
+	parents := map[string]bool{}
+	var pending []string
+	for _, id := range ids {
+		data, err := os.ReadFile(filepath.Join(dir, task.FileName(id)))
+		if err != nil {
+			return nil, err
+		}
+		t, err := task.DecodeRecord(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", id, err)
+		}
+		if t.ParentID != "" {
+			parents[t.ParentID] = true
+		}
+		if t.Status == task.Pending {
+			pending = append(pending, id)
+		}
+	}
+	pending = slices.DeleteFunc(pending, func(id string) bool { return parents[id] })
+	r := rand.New(rand.NewPCG(uint64(len(ids)), 7))
+	r.Shuffle(len(pending), func(i, j int) { pending[i], pending[j] = pending[j], pending[i] })
+	return pending, nil
 }
