@@ -181,9 +181,10 @@ func (r *Runner) beforeCall(ev *Event) {
 	}
 }
 
-// baseline records the areas that have no ledger yet as they are, before
-// the first tool call of a session whose start was not seen, so the check
-// after the call compares instead of adopting.
+// baseline records the areas no check has run on yet (no ledger, or only
+// the journal lines of our binaries' writes) as they are, before the first
+// tool call of a session whose start was not seen, so the check after the
+// call compares with what was there before it.
 func (r *Runner) baseline(ev *Event) {
 	if r.off() {
 		return

@@ -384,17 +384,21 @@ func (c *Checker) Check(a *Area, w Window) (*Result, error) {
 	return c.locked(a, res, func(l *Ledger) error { return c.repair(a, l, w, res) })
 }
 
-// Baseline records an area that has no ledger at all (neither a base nor
-// a journal line) as it is, and reports whether it did. It runs before an
-// agent acts (the first event of a session), so the first check after a
-// tool call compares instead of adopting.
+// Baseline records an area no check has run on yet (no ledger at all, or
+// only the journal lines our binaries wrote) as it is, and reports whether
+// it did. It runs before an agent acts (the first event of a session whose
+// start was not seen), so the check after its tool call compares with
+// what was there before the call. Such a session counts as live since
+// before every change: without a baseline, every file the journal does not
+// know (a store cloned, copied or written before the toolkit was used
+// here) would be taken for the call's and quarantined.
 func (c *Checker) Baseline(a *Area) (bool, error) {
-	if !fresh(a.Ledger) {
+	if !unchecked(a.Ledger) {
 		return false, nil
 	}
 	res := &Result{}
 	_, err := c.locked(a, res, func(l *Ledger) error {
-		if !l.Fresh {
+		if !l.Unchecked {
 			return nil
 		}
 		res.FirstRun = true
@@ -403,14 +407,11 @@ func (c *Checker) Baseline(a *Area) (bool, error) {
 	return res.FirstRun, err
 }
 
-// fresh reports whether the ledger directory holds neither a base nor a
-// journal line (two stats).
-func fresh(dir string) bool {
-	if _, err := os.Lstat(filepath.Join(dir, baseFile)); !errors.Is(err, os.ErrNotExist) {
-		return false
-	}
-	fi, err := os.Lstat(filepath.Join(dir, journalFile))
-	return errors.Is(err, os.ErrNotExist) || err == nil && fi.Size() == 0
+// unchecked reports whether the ledger directory has no base, so no check
+// has run on its area yet (one stat).
+func unchecked(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, baseFile))
+	return errors.Is(err, os.ErrNotExist)
 }
 
 // Dirs puts the project's own directories right before the areas are

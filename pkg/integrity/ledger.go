@@ -95,6 +95,9 @@ type Ledger struct {
 	// Fresh says no ledger existed yet, neither a base nor a journal line
 	// (the first run adopts what it finds).
 	Fresh bool
+	// Unchecked says the ledger has no base: no check has run on the area
+	// yet (our binaries may have written journal lines).
+	Unchecked bool
 	// JournalLines counts the journal's lines.
 	JournalLines int
 	// DirEntry is the stat tuple of a directory area's directory as last
@@ -116,7 +119,7 @@ func Load(dir string) (*Ledger, error) {
 	l.Entries = make(map[string]*Entry, len(base)/150+8) // ~180 bytes a line
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		l.Fresh = true
+		l.Fresh, l.Unchecked = true, true
 	case err != nil:
 		return nil, err
 	default:
