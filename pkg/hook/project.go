@@ -81,6 +81,9 @@ func (r *Runner) project(ev *Event) (*proj, error) {
 		PluginSchema: cfg.Tasks.PluginSchema,
 	}
 	st.Lock.NoKernel = r.Env.Getenv("MATRIXX_NO_FLOCK") == "1"
+	// The Stop and SessionStart hooks read every task: through the list
+	// index, as task-list does.
+	st.ListIndex = store.ListIndexFor(r.integrityHome(root), integrity.ProjectHome(root), layout.Dir, r.Env.Getenv("MATRIXX_NO_LIST_INDEX") == "1")
 	st.History = history.Open(layout.Dir)
 	st.History.Command = "matrixx-hook"
 	st.History.By.Host, _ = os.Hostname()

@@ -75,7 +75,7 @@ func (r *Runner) sessionSummary(ev *Event, _ *scan) any {
 		return nil
 	}
 	r.exportSession(ev)
-	snap, err := p.store.Scan(store.ScanOptions{Mtime: true})
+	snap, err := p.store.Scan(store.ScanOptions{Mtime: true, ListFields: true, KeepMeta: claim.Key})
 	if err != nil {
 		r.log.Printf(NameSessionStart, "no summary: reading the task store: %v", err)
 		return nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/enforce"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
@@ -88,7 +89,7 @@ func (r *Runner) continuation(ev *Event, _ *scan, reserve int) *contract.StopAns
 		r.log.Printf(NameContinuation, "disabled in disabled_hooks: allow")
 		return nil
 	}
-	snap, err := p.store.Scan(store.ScanOptions{Mtime: true})
+	snap, err := p.store.Scan(store.ScanOptions{Mtime: true, ListFields: true, KeepMeta: claim.Key})
 	if err != nil {
 		r.log.Printf(NameContinuation, "allow: reading the task store: %v", err)
 		return nil

@@ -24,8 +24,7 @@ import (
 // Create creates the tasks of req (task-create). Items that fail are in
 // the answer's errors and on Stderr; CreateExit gives the exit status.
 func (o *Ops) Create(req *task.CreateRequest) (*store.CreateResult, error) {
-	// The cycle check of new edges reads the store through the list index.
-	p, err := o.listProject()
+	p, err := o.Project()
 	if err != nil {
 		return nil, err
 	}
@@ -100,10 +99,7 @@ func (o *Ops) GetHandle(id string, history bool) (*contract.TaskAnswer, error) {
 // Update applies req to one task (task-update). An update that changes
 // nothing writes nothing and says so on Stderr.
 func (o *Ops) Update(req *task.UpdateRequest) (*contract.TaskAnswer, error) {
-	// The cycle check of new edges, and the subtask check of a completion
-	// when the ready index cannot answer, read the store through the list
-	// index.
-	p, err := o.listProject()
+	p, err := o.Project()
 	if err != nil {
 		return nil, err
 	}
@@ -179,26 +175,18 @@ func (o *Ops) List(req *task.ListRequest) (*store.ListResult, error) {
 	return res, nil
 }
 
-// listProject is the project with its store set up to use the list index:
-// for listings, and for the operations whose checks may read every task.
+// listProject is the project a listing reads, its store set up to use the
+// list index. Writers never use it: their latency is the durable write's.
 func (o *Ops) listProject() (*Project, error) {
 	p, err := o.Project()
 	if err != nil {
 		return nil, err
 	}
 	env := o.env.Proc
-	if env.Getenv("MATRIXX_NO_LIST_INDEX") != "1" {
-		// The list index serves the files that did not change since the
-		// last listing (docs/design/decisions.md, "The list index"); it lives beside
-		// the integrity ledgers, outside the project. Without a state
-		// directory outside it (no HOME and no XDG_STATE_HOME, where the
-		// ledgers fall back to the project's .matrixx/state) there is no
-		// index: a listing writes nothing into the project.
-		home := integrity.Home(env.Getenv, env.Home, p.Root)
-		if home != integrity.ProjectHome(p.Root) {
-			p.Store.ListIndex = store.ListIndexPath(home, p.Store.Dir)
-		}
-	}
+	// The list index serves the files that did not change since the last
+	// listing (docs/design/decisions.md, "The list index"); it lives beside
+	// the integrity ledgers, outside the project.
+	p.Store.ListIndex = store.ListIndexFor(integrity.Home(env.Getenv, env.Home, p.Root), integrity.ProjectHome(p.Root), p.Store.Dir, env.Getenv("MATRIXX_NO_LIST_INDEX") == "1")
 	return p, nil
 }
 

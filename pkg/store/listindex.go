@@ -84,6 +84,19 @@ func indexedFS(typ int64) bool {
 	return false
 }
 
+// ListIndexFor is the list index a store in dir uses, given the
+// integrity home of its project (home) and the project's own fallback home
+// (projectHome, where the ledgers go when there is no state directory
+// outside the project): ListIndexPath beside the ledgers, or "" (no index)
+// when home is the fallback, so a listing writes nothing into the project,
+// or when off (MATRIXX_NO_LIST_INDEX=1).
+func ListIndexFor(home, projectHome, dir string, off bool) string {
+	if off || home == projectHome {
+		return ""
+	}
+	return ListIndexPath(home, dir)
+}
+
 // ListIndexPath is where the list index of the store directory dir lives,
 // given the integrity home (integrity.Home): <home>/../index/list-<16 hex
 // digits of SHA-256 of dir>, beside the ledgers and outside the project.

@@ -47,18 +47,19 @@ func servedBy(t *testing.T, s *Store, scan func()) int {
 }
 
 // listAnswer is List's answer as task-list prints it, plus the scan's
-// entries in full (every field the list decoding keeps).
+// entries in full (every field the list decoding keeps, and the mtime the
+// hooks' scans ask for).
 func listAnswer(t *testing.T, s *Store, req *task.ListRequest) string {
 	t.Helper()
-	snap, err := s.Scan(ScanOptions{ListFields: true, KeepMeta: claim.Key, Blocks: true})
+	snap, err := s.Scan(ScanOptions{ListFields: true, KeepMeta: claim.Key, Blocks: true, Mtime: true})
 	if err != nil {
 		return "error: " + err.Error()
 	}
 	var b strings.Builder
 	for _, e := range snap.Entries {
 		x := e.Task
-		fmt.Fprintf(&b, "%s|%q|%s|%q|%s|%q|%q|%q|%v|%q|%q\n", x.ID, x.Subject, x.Status, x.Owner, x.Priority, x.ParentID, x.ThreadID,
-			x.BlockedBy, x.BlockedBy == nil, x.Metadata[claim.Key], x.Blocks)
+		fmt.Fprintf(&b, "%s|%q|%s|%q|%s|%q|%q|%q|%v|%q|%q|%d\n", x.ID, x.Subject, x.Status, x.Owner, x.Priority, x.ParentID, x.ThreadID,
+			x.BlockedBy, x.BlockedBy == nil, x.Metadata[claim.Key], x.Blocks, e.ModTime.UnixNano())
 	}
 	res := SummarizeAt(snap, req, time.Unix(1_900_000_000, 0))
 	out, err := json.Marshal(res)

@@ -365,7 +365,7 @@ func (s *Store) Scan(opt ScanOptions) (*Snapshot, error) {
 	// The list index (listindex.go) serves ListFields scans.
 	var ix *listIndex
 	var src []int32
-	indexed := s.ListIndex != "" && opt.ListFields && !opt.Mtime && opt.Keep == nil && indexable(dirfd)
+	indexed := s.ListIndex != "" && opt.ListFields && opt.Keep == nil && indexable(dirfd)
 	if indexed {
 		if ix = loadListIndex(s.ListIndex, s.Dir, opt.KeepMeta, len(names)); ix != nil {
 			src = ix.match(names)
@@ -421,6 +421,10 @@ func (s *Store) Scan(opt ScanOptions) (*Snapshot, error) {
 							}
 							if ix.row(int(k), id, opt.KeepMeta, opt.Blocks, &slab[0], &blocked) {
 								placed[ix.ranks[k]] = Entry{Task: &slab[0]}
+								if opt.Mtime {
+									// The row is valid for this very stat.
+									placed[ix.ranks[k]].ModTime = time.Unix(0, id.mtime)
+								}
 								r.served++
 								slab = slab[1:]
 								src[i] = k

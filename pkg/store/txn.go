@@ -8,7 +8,6 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/durable"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
@@ -300,14 +299,13 @@ func (tx *txn) ensureRecent() error {
 
 // dependencyGraph returns the graph of every readable task, built once.
 // It needs only each task's blockedBy and blocks: a ListFields scan with
-// Blocks reads them without decoding whole records, through the list
-// index when the store has one (the rows task-list keeps, metadata.claim
-// included), and accepts and refuses the same files as a full scan.
+// Blocks reads them without keeping the rest of each record, and accepts
+// and refuses the same files as a full scan.
 func (tx *txn) dependencyGraph() (task.Graph, error) {
 	if tx.graph != nil {
 		return tx.graph, nil
 	}
-	snap, err := tx.s.Scan(ScanOptions{ListFields: true, KeepMeta: claim.Key, Blocks: true})
+	snap, err := tx.s.Scan(ScanOptions{ListFields: true, Blocks: true})
 	if err != nil {
 		return nil, err
 	}
