@@ -25,10 +25,14 @@ func (c *updateCmd) QuickParse(args []string) bool {
 }
 
 func (c *claimCmd) QuickParse(args []string) bool {
-	if !app.QuickArgs(args, &c.Globals, &c.ID,
+	var id string
+	if !app.QuickArgs(args, &c.Globals, &id,
 		app.QuickString("owner", &c.Owner),
 		app.QuickDuration("lease", &c.Lease)) {
 		return false
+	}
+	if id != "" { // the quick path takes no empty word: kong parses those
+		c.ID = &id
 	}
 	c.RemoteName = tagOf[commands.TaskClaim]("RemoteName", "default")
 	return true

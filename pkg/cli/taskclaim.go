@@ -43,15 +43,21 @@ func (c *claimCmd) run(a *app.App) error {
 }
 
 func (c *claimCmd) request(a *app.App) (*store.ClaimRequest, error) {
-	if c.Owner != nil || c.Lease != nil || c.ID != "" || c.Paths != nil {
+	if c.Owner != nil || c.Lease != nil || c.ID != nil || c.Paths != nil {
 		if _, _, err := a.ReadInput("flags", app.DocRequired); err != nil {
 			return nil, err
 		}
-		if c.ID != "" {
-			if err := a.Ops(&c.Globals, &c.WriteFlags).ResolveHandles([]*string{&c.ID}, nil); err != nil {
-				return nil, err
+		// An id given empty is refused (invalid_task_id): only no id at
+		// all means the next ready task.
+		id := ""
+		if c.ID != nil {
+			id = *c.ID
+			if id != "" {
+				if err := a.Ops(&c.Globals, &c.WriteFlags).ResolveHandles([]*string{&id}, nil); err != nil {
+					return nil, err
+				}
 			}
-			if err := task.CheckID(errcode.InvalidTaskID, "id", c.ID); err != nil {
+			if err := task.CheckID(errcode.InvalidTaskID, "id", id); err != nil {
 				return nil, err
 			}
 		}
@@ -61,7 +67,7 @@ func (c *claimCmd) request(a *app.App) (*store.ClaimRequest, error) {
 		if err := task.CheckOwner(*c.Owner); err != nil {
 			return nil, ops.FlagError(err)
 		}
-		req := &store.ClaimRequest{ID: c.ID, Owner: *c.Owner, Paths: c.Paths}
+		req := &store.ClaimRequest{ID: id, Owner: *c.Owner, Paths: c.Paths}
 		if c.Lease != nil {
 			if *c.Lease < task.MinLease || *c.Lease > task.MaxLease {
 				return nil, errcode.New(errcode.InvalidArguments, "--lease %v is not between %v and %v", *c.Lease, task.MinLease, task.MaxLease)

@@ -50,7 +50,9 @@ A missing --owner is a usage error (exit 2).`
 type TaskClaim struct {
 	Globals
 	WriteFlags
-	ID         string         `arg:"" optional:"" help:"Task id or short handle (default: the next ready task)."`
+	// ID is nil when no id is given (the next ready task); an id given
+	// empty ("") is refused, never read as "the next ready task".
+	ID         *string        `arg:"" optional:"" help:"Task id or short handle (default: the next ready task)."`
 	Owner      *string        `help:"Who claims the task (required), e.g. agent-3."`
 	Lease      *time.Duration `placeholder:"DUR" help:"Lease, e.g. 90s, 15m, 2h (default: tasks.claim_lease, else 15m)."`
 	Remote     bool           `help:"Claim across machines: the claim counts only once pushed to the task-sync remote (docs/sync.md)."`

@@ -18,8 +18,8 @@ import (
 // ---- log ----
 
 type logCmd struct {
-	ID string `arg:"" optional:"" placeholder:"ID" help:"Handle or id of a task (default: the whole store's latest changes)."`
-	N  int    `short:"n" default:"20" placeholder:"N" help:"Without ID: how many of the latest changes (0: all)."`
+	ID *string `arg:"" optional:"" placeholder:"ID" help:"Handle or id of a task (default: the whole store's latest changes)."`
+	N  int     `short:"n" default:"20" placeholder:"N" help:"Without ID: how many of the latest changes (0: all)."`
 }
 
 func (c *logCmd) Help() string {
@@ -41,7 +41,7 @@ func (c *logCmd) run(r *runner) error {
 	if err != nil {
 		return err
 	}
-	if c.ID == "" {
+	if c.ID == nil { // an id given empty is refused by resolve
 		if p.Store.History == nil {
 			return nil
 		}
@@ -71,7 +71,7 @@ func (c *logCmd) run(r *runner) error {
 		}
 		return nil
 	}
-	id, err := r.resolve(p, c.ID)
+	id, err := r.resolve(p, *c.ID)
 	if err != nil {
 		return err
 	}
@@ -214,7 +214,7 @@ func writeJSON(w io.Writer, v any) error {
 // ---- undo ----
 
 type undoCmd struct {
-	Event string `arg:"" optional:"" placeholder:"EVENT" help:"The change to revert: an event id or its last 8+ characters (matrixx log shows them). Default: your latest change."`
+	Event *string `arg:"" optional:"" placeholder:"EVENT" help:"The change to revert: an event id or its last 8+ characters (matrixx log shows them). Default: your latest change."`
 }
 
 func (c *undoCmd) Help() string {
@@ -228,11 +228,19 @@ your change before that. --json prints {"task":…,"undone":event}. docs/history
 }
 
 func (c *undoCmd) run(r *runner) error {
+	// No event reverts your latest change; an event given empty is
+	// refused, never read as "your latest change".
+	req := store.UndoRequest{}
+	if c.Event != nil {
+		if *c.Event == "" {
+			return errcode.New(errcode.InvalidArguments, `"" is not an event: name one by its id or its last 8 or more characters (matrixx log shows them), or give none to undo your latest change`)
+		}
+		req.Event = *c.Event
+	}
 	p, err := r.project()
 	if err != nil {
 		return err
 	}
-	req := store.UndoRequest{Event: c.Event}
 	if p.Store.History != nil {
 		req.By = p.Store.History.By
 		p.Store.History.Command = Name + " undo"

@@ -645,7 +645,7 @@ func DoneLine(handle, subject, id string) string {
 // ---- claim ----
 
 type claimCmd struct {
-	ID    string   `arg:"" optional:"" placeholder:"ID" help:"Handle or id of the task (default: the next ready task)."`
+	ID    *string  `arg:"" optional:"" placeholder:"ID" help:"Handle or id of the task (default: the next ready task)."`
 	Owner string   `placeholder:"NAME" help:"Claim under this name (default: $MATRIXX_OWNER, else git config user.name, else $USER)."`
 	Lease string   `placeholder:"DUR" help:"A lease, e.g. 2h: the claim expires unless renewed (default: none, your claim holds until you finish or unclaim)."`
 	Paths []string `placeholder:"GLOB" help:"Lease these paths with the claim: other agents' writes there are refused (src/api/**; docs/leases.md)."`
@@ -662,6 +662,11 @@ id, claims the next ready task. --json prints task-claim's document.`
 }
 
 func (c *claimCmd) run(r *runner) error {
+	// No id claims the next ready task; an id given empty is refused
+	// (invalid_task_id), as task-claim refuses it.
+	if c.ID != nil && *c.ID == "" {
+		return errcode.New(errcode.InvalidTaskID, `"" is not a task id or handle (no id at all claims the next ready task)`)
+	}
 	p, err := r.project()
 	if err != nil {
 		return err
@@ -673,10 +678,13 @@ func (c *claimCmd) run(r *runner) error {
 	if owner == "" {
 		return errcode.New(errcode.InvalidArguments, "who claims? give --owner NAME (or set $MATRIXX_OWNER, git config user.name or $USER)")
 	}
-	id := c.ID
-	if id != "" && !r.g.JSON { // with --json, task-claim's operation resolves it: its own errors too
-		if id, err = r.resolve(p, c.ID); err != nil {
-			return err
+	id := ""
+	if c.ID != nil {
+		id = *c.ID
+		if !r.g.JSON { // with --json, task-claim's operation resolves it: its own errors too
+			if id, err = r.resolve(p, id); err != nil {
+				return err
+			}
 		}
 	}
 	var lease time.Duration

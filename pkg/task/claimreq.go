@@ -97,18 +97,30 @@ type ClaimDoc struct {
 	Paths []string `json:"paths,omitempty"`
 }
 
+// claimWire is ClaimDoc as decoded: ID is nil when the member is absent
+// (or null), so that "id":"" can be told from no id.
+type claimWire struct {
+	ID    *string  `json:"id"`
+	Owner string   `json:"owner"`
+	Lease string   `json:"lease"`
+	Paths []string `json:"paths"`
+}
+
 // ParseClaim decodes task-claim's document. The owner is required
 // (validation_error); the id, when given, must be a task id
-// (invalid_task_id); the lease must parse.
+// (invalid_task_id): "id":"" is refused, only an absent id means the next
+// ready task; the lease must parse.
 func ParseClaim(data []byte) (*ClaimDoc, time.Duration, error) {
-	var d ClaimDoc
-	if err := input.Decode(data, &d); err != nil {
+	var w claimWire
+	if err := input.Decode(data, &w); err != nil {
 		return nil, 0, err
 	}
-	if d.ID != "" {
-		if err := CheckID(errcode.InvalidTaskID, "id", d.ID); err != nil {
+	d := ClaimDoc{Owner: w.Owner, Lease: w.Lease, Paths: w.Paths}
+	if w.ID != nil {
+		if err := CheckID(errcode.InvalidTaskID, "id", *w.ID); err != nil {
 			return nil, 0, err
 		}
+		d.ID = *w.ID
 	}
 	if err := CheckOwner(d.Owner); err != nil {
 		return nil, 0, err
