@@ -110,42 +110,32 @@ func (f *lineFilter) check(line []byte) {
 		f.answer(nil, jsonrpc.CodeParseError, "Parse error: the line is not JSON")
 		return
 	}
-	if !validMessage(msg) {
-		f.answer(requestID(msg), jsonrpc.CodeInvalidRequest, "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message")
-		return
-	}
-	if msg = f.checkIDs(msg); msg == nil {
-		return
-	}
 	if msg[0] == '[' {
-		if msg = f.checkBatch(msg); msg == nil {
-			return
-		}
-	} else {
-		f.noteInitialize(msg)
+		f.checkBatch(msg)
+		return
 	}
+	if _, err := jsonrpc.DecodeMessage(msg); err != nil {
+		f.answer(requestID(msg), jsonrpc.CodeInvalidRequest, lineInvalid)
+		return
+	}
+	if id, ok := badID(msg); ok {
+		f.answer(id, jsonrpc.CodeInvalidRequest, badIDMessage)
+		return
+	}
+	f.noteInitialize(msg)
+	f.pass(msg)
+}
+
+// pass queues msg, one JSON-RPC message or batch, for the SDK.
+func (f *lineFilter) pass(msg []byte) {
 	f.out = append(f.out, msg...)
 	f.out = append(f.out, '\n')
 }
 
-// validMessage says whether the SDK's transport will decode msg: one
-// JSON-RPC message, or a non-empty array of them.
-func validMessage(msg []byte) bool {
-	if msg[0] == '[' {
-		var batch []json.RawMessage
-		if json.Unmarshal(msg, &batch) != nil || len(batch) == 0 {
-			return false
-		}
-		for _, m := range batch {
-			if _, err := jsonrpc.DecodeMessage(m); err != nil {
-				return false
-			}
-		}
-		return true
-	}
-	_, err := jsonrpc.DecodeMessage(msg)
-	return err == nil
-}
+const (
+	lineInvalid    = "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message"
+	elementInvalid = "Invalid Request: the batch element is not a JSON-RPC 2.0 message"
+)
 
 // requestID is msg's id when it is a string or a number, else nil (null).
 func requestID(msg []byte) json.RawMessage {
@@ -184,46 +174,13 @@ func (f *lineFilter) answer(id json.RawMessage, code int64, message string) {
 // gets.
 const badIDMessage = "Invalid Request: the id must be a string or an integer between -2^63 and 2^63-1 written without a fraction or an exponent"
 
-// checkIDs answers every request of msg (one message or a batch) whose id
-// the SDK would not echo as sent — a number with a fraction or an exponent
-// (1.5, 1e3) or past the 64-bit range (1e308, 99999999999999999999): it
-// would answer another id (1, 1000, -9223372036854775808), the client
-// could never match it, and the end of input would wait for a response
-// that never comes. Such a request gets an Invalid Request error (-32600)
-// carrying its id exactly as sent and is not passed on; msg is returned
-// without it (nil when nothing is left).
-func (f *lineFilter) checkIDs(msg []byte) []byte {
-	if msg[0] != '[' {
-		if id, ok := badID(msg); ok {
-			f.answer(id, jsonrpc.CodeInvalidRequest, badIDMessage)
-			return nil
-		}
-		return msg
-	}
-	var batch []json.RawMessage
-	if json.Unmarshal(msg, &batch) != nil {
-		return msg
-	}
-	keep := batch[:0]
-	for _, m := range batch {
-		if id, ok := badID(m); ok {
-			f.answer(id, jsonrpc.CodeInvalidRequest, badIDMessage)
-			continue
-		}
-		keep = append(keep, m)
-	}
-	if len(keep) == len(batch) {
-		return msg
-	}
-	if len(keep) == 0 {
-		return nil
-	}
-	out, err := json.Marshal(keep)
-	if err != nil {
-		return nil
-	}
-	return out
-}
+// A request whose id the SDK would not echo as sent — a number with a
+// fraction or an exponent (1.5, 1e3) or past the 64-bit range (1e308,
+// 99999999999999999999) — would get an answer with another id (1, 1000,
+// -9223372036854775808): the client could never match it, and the end of
+// input would wait for a response that never comes. Such a request, alone
+// or in a batch, gets an Invalid Request error (-32600, badIDMessage)
+// carrying its id exactly as sent and is not passed on.
 
 // badID reports whether m is a request (it has a method) whose id is a
 // number the SDK cannot echo as sent, and returns that id.
@@ -244,7 +201,7 @@ func badID(m []byte) (json.RawMessage, bool) {
 		}
 		return v.ID, true
 	}
-	return nil, false // not a JSON-RPC id at all: validMessage's business
+	return nil, false // not a JSON-RPC id: DecodeMessage refuses it first
 }
 
 // plainInt reports whether s is an integer written without a fraction or
@@ -260,17 +217,27 @@ func plainInt(s string) bool {
 
 // Batches. MCP dropped JSON-RPC batching in protocol 2025-06-18, and the
 // SDK ends the session (exit 1, answers still being computed lost) when it
-// reads a batch once such a version is negotiated, or a batch that repeats
-// a request id, within itself or from an earlier batch. The filter keeps
-// those from it, so the outcome does not depend on how far the SDK has
-// got with initialize when the batch arrives:
+// reads a batch once such a version is negotiated, a batch that repeats a
+// request id (within itself or from an earlier batch), or one with an
+// element it cannot decode. It also tracks a batch's notifications as
+// requests without an id: two of them in a batch (or in two batches) end
+// the session ("duplicate message ID"), and one waits forever for its
+// "response", so the batch's answers are never written. The filter keeps
+// all of that from it, so the outcome does not depend on how far the SDK
+// has got with initialize when the batch arrives. Each element of a batch
+// is judged alone:
+//   - one that is no JSON-RPC 2.0 message gets -32600 (elementInvalid),
+//     with its id when it has a string or number one, else null; a request
+//     whose id cannot be echoed gets -32600 (badIDMessage);
 //   - once an initialize request negotiating 2025-06-18 or later has been
-//     passed on, every request of a batch gets an Invalid Request error
-//     (-32600, batchRefused) carrying its id, and nothing of the batch is
-//     passed on;
-//   - under 2024-11-05 and 2025-03-26 (or before initialize) a batch is
-//     served, but a request whose id an earlier request of a batch already
-//     used gets -32600 (batchIDReused) and is taken out of it.
+//     passed on, every request gets -32600 (batchRefused) carrying its id,
+//     and nothing of the batch is passed on;
+//   - under 2024-11-05 and 2025-03-26 (or before initialize) a request
+//     whose id an earlier request of a batch already used gets -32600
+//     (batchIDReused); the other requests are passed on as one batch (its
+//     answers come back as an array), and the notifications and responses
+//     each on its own line, those before the batch's first request before
+//     it, the others after it. A batch left with no request is no batch.
 // Errors are written one per line, like the other errors of the filter.
 
 const (
@@ -315,54 +282,91 @@ func (f *lineFilter) noteInitialize(m []byte) {
 	}
 }
 
-// checkBatch applies the batch rules above to msg, a batch whose ids all
-// pass checkIDs, and returns what is passed on (nil: nothing).
-func (f *lineFilter) checkBatch(msg []byte) []byte {
+// checkBatch applies the batch rules above to msg, a JSON array.
+func (f *lineFilter) checkBatch(msg []byte) {
 	var batch []json.RawMessage
-	if json.Unmarshal(msg, &batch) != nil {
-		return msg
+	if json.Unmarshal(msg, &batch) != nil || len(batch) == 0 {
+		f.answer(nil, jsonrpc.CodeInvalidRequest, lineInvalid)
+		return
 	}
-	if f.protocol >= noBatching {
-		for _, m := range batch {
-			if id, ok := callID(m); ok {
-				f.answer(id, jsonrpc.CodeInvalidRequest, batchRefused)
-			}
-		}
-		return nil
-	}
+	refused := f.protocol >= noBatching
 	// idKey (drain.go) tells ids apart as the SDK does: "1" and 1
 	// differ, -0 is 0.
 	if f.batchIDs == nil {
 		f.batchIDs = map[string]bool{}
 	}
-	keep := batch[:0]
+	var before, after [][]byte // the notifications and responses
+	var calls []json.RawMessage
 	for _, m := range batch {
+		if _, err := jsonrpc.DecodeMessage(m); err != nil || nesting(m) >= maxBatchNesting {
+			f.answer(requestID(m), jsonrpc.CodeInvalidRequest, elementInvalid)
+			continue
+		}
+		if id, ok := badID(m); ok {
+			f.answer(id, jsonrpc.CodeInvalidRequest, badIDMessage)
+			continue
+		}
 		id, ok := callID(m)
-		if !ok {
-			keep = append(keep, m)
-			f.noteInitialize(m)
-			continue
-		}
-		key := idKey(id)
-		if f.batchIDs[key] {
+		switch {
+		case refused && ok:
+			f.answer(id, jsonrpc.CodeInvalidRequest, batchRefused)
+		case refused:
+			// nothing of a refused batch runs
+		case !ok && len(calls) == 0:
+			before = append(before, m)
+		case !ok:
+			after = append(after, m)
+		case f.batchIDs[idKey(id)]:
 			f.answer(id, jsonrpc.CodeInvalidRequest, batchIDReused)
-			continue
+		default:
+			f.batchIDs[idKey(id)] = true
+			calls = append(calls, m)
 		}
-		f.batchIDs[key] = true
-		keep = append(keep, m)
-		f.noteInitialize(m)
 	}
-	if len(keep) == len(batch) {
-		return msg
+	for _, m := range before {
+		f.pass(m)
 	}
-	if len(keep) == 0 {
-		return nil
+	if len(calls) > 0 {
+		for _, m := range calls {
+			f.noteInitialize(m)
+		}
+		if len(calls) == len(batch) {
+			f.pass(msg)
+		} else if out, err := json.Marshal(calls); err == nil {
+			f.pass(out)
+		}
 	}
-	out, err := json.Marshal(keep)
-	if err != nil {
-		return nil
+	for _, m := range after {
+		f.pass(m)
 	}
-	return out
+}
+
+// maxBatchNesting: the SDK decodes a batch only when its arrays and
+// objects nest at most 1000 deep; an element nesting this deep or deeper
+// would make the batch too deep once inside it.
+const maxBatchNesting = 1000
+
+// nesting is how deep the arrays and objects of m, valid JSON, nest.
+func nesting(m []byte) int {
+	depth, most := 0, 0
+	inString, escaped := false, false
+	for _, b := range m {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && b == '\\':
+			escaped = true
+		case b == '"':
+			inString = !inString
+		case inString:
+		case b == '{' || b == '[':
+			depth++
+			most = max(most, depth)
+		case b == '}' || b == ']':
+			depth--
+		}
+	}
+	return most
 }
 
 // callID returns the id of m when m is a request that expects an answer

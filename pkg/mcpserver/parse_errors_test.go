@@ -55,13 +55,16 @@ func TestLineFilterKinds(t *testing.T) {
 // TestLineFilterBatches: after an initialize that negotiates 2025-06-18 or
 // later (a newer or unknown version negotiates the newest one), a batch's
 // requests are answered -32600 and nothing of it is passed on; under an
-// older version a batch passes, less the requests reusing an id an earlier
-// batch request used ("1" and 1 are different ids, -0 is 0).
+// older version a batch's requests pass as a batch, less the requests
+// reusing an id an earlier batch request used ("1" and 1 are different ids,
+// -0 is 0), and its notifications each on its own line.
 func TestLineFilterBatches(t *testing.T) {
 	init := func(v string) string {
 		return `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + v + `"}}` + "\n"
 	}
 	batch := `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":"1","method":"ping"}]` + "\n"
+	served := `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":"1","method":"ping"}]` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/x"}` + "\n"
 	refused := func(id string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32600,"message":"` + batchRefused + `"}}` + "\n"
 	}
@@ -71,15 +74,15 @@ func TestLineFilterBatches(t *testing.T) {
 	for _, c := range []struct {
 		name, in, out, answers string
 	}{
-		{"before initialize", batch, batch, ""},
+		{"before initialize", batch, served, ""},
 		{"2025-06-18", init("2025-06-18") + batch, init("2025-06-18"), refused("1") + refused(`"1"`)},
 		{"unknown version", init("2099-01-01") + batch, init("2099-01-01"), refused("1") + refused(`"1"`)},
 		{"no version", init("") + batch, init(""), refused("1") + refused(`"1"`)},
-		{"2025-03-26", init("2025-03-26") + batch, init("2025-03-26") + batch, ""},
+		{"2025-03-26", init("2025-03-26") + batch, init("2025-03-26") + served, ""},
 		{
 			"2025-03-26 reused ids",
 			init("2025-03-26") + batch + `[{"jsonrpc":"2.0","id":-0,"method":"ping"},{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":0,"method":"ping"}]` + "\n",
-			init("2025-03-26") + batch + `[{"jsonrpc":"2.0","id":-0,"method":"ping"}]` + "\n",
+			init("2025-03-26") + served + `[{"jsonrpc":"2.0","id":-0,"method":"ping"}]` + "\n",
 			reused("1") + reused("0"),
 		},
 		{
@@ -92,6 +95,57 @@ func TestLineFilterBatches(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var answers bytes.Buffer
 			f := &lineFilter{r: strings.NewReader(c.in), w: &lockedWriter{w: &answers}}
+			out, err := io.ReadAll(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(out) != c.out {
+				t.Errorf("passed on\n%s\nwant\n%s", out, c.out)
+			}
+			if answers.String() != c.answers {
+				t.Errorf("answers\n%s\nwant\n%s", answers.String(), c.answers)
+			}
+		})
+	}
+}
+
+// TestLineFilterBatchElements: each element of a batch is judged alone. One
+// that is no JSON-RPC message gets -32600 with its id (or null), the valid
+// ones are served; notifications and responses leave the batch (the SDK
+// would track a notification as a request without an id: two end the
+// session, one holds the batch's answers forever) and pass each on its own
+// line, before the batch when they come before its first request; a batch
+// left without a request is no batch.
+func TestLineFilterBatchElements(t *testing.T) {
+	const (
+		ping  = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+		ping2 = `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+		note  = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+		note2 = `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`
+		resp  = `{"jsonrpc":"2.0","id":"s1","result":{}}`
+	)
+	invalid := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32600,"message":"` + elementInvalid + `"}}` + "\n"
+	}
+	deep := `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":` + strings.Repeat("[", 998) + strings.Repeat("]", 998) + `}}`
+	for _, c := range []struct {
+		name, in, out, answers string
+	}{
+		{"notifications only", `[` + note + `,` + note2 + `]`, note + "\n" + note2 + "\n", ""},
+		{"one notification", `[` + note + `]`, note + "\n", ""},
+		{"a response", `[` + resp + `,` + ping + `]`, resp + "\n[" + ping + "]\n", ""},
+		{
+			"mixed, in order",
+			`[` + note + `,` + ping + `,` + note2 + `,` + ping2 + `]`,
+			note + "\n[" + ping + `,` + ping2 + "]\n" + note2 + "\n", "",
+		},
+		{"invalid elements", `[` + ping + `,42,{"id":"q"},{"jsonrpc":"1.0","id":7,"method":"ping"}]`, `[` + ping + "]\n", invalid("null") + invalid(`"q"`) + invalid("7")},
+		{"only invalid elements", `[42,{}]`, "", invalid("null") + invalid("null")},
+		{"too deep for a batch", `[` + deep + `,` + ping + `]`, `[` + ping + "]\n", invalid("3")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var answers bytes.Buffer
+			f := &lineFilter{r: strings.NewReader(c.in + "\n"), w: &lockedWriter{w: &answers}}
 			out, err := io.ReadAll(f)
 			if err != nil {
 				t.Fatal(err)

@@ -149,3 +149,50 @@ func only(answers []batchAnswer, result bool, errs ...string) bool {
 	}
 	return results == want && len(left) == 0 && len(answers) == want+len(errs)
 }
+
+// TestBatchElements: under 2024-11-05 each element of a batch is judged
+// alone. A batch of notifications no longer ends the session (the SDK
+// tracked them as requests sharing the id nil: "duplicate message ID"), a
+// request batched with a notification gets its answer (the SDK waited for
+// the notification's response, so the task was created and never
+// acknowledged), and an invalid element gets -32600 (id null) while the
+// valid request beside it is served. Every request is answered once and
+// the server exits 0.
+func TestBatchElements(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		lines   []string // after initialize
+		ids     []string // answered with a result, once each
+		invalid bool     // and one -32600 with id null
+		tasks   int
+	}{
+		{"notifications", []string{`[` + initializedLine + `,{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]`}, nil, false, 0},
+		{"a request and a notification", []string{initializedLine, `[` + createLine("1", "beside a notification") + `,{"jsonrpc":"2.0","method":"notifications/x"}]`}, []string{"1"}, false, 1},
+		{"an invalid element", []string{initializedLine, `[{"jsonrpc":"2.0","id":1,"method":"ping"},42]`}, []string{"1"}, true, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := newProject(t)
+			lines := append([]string{initializeLine("2024-11-05")}, c.lines...)
+			got := serveLines(t, p, append(lines, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)...)
+			ids := append([]string{"0", "2"}, c.ids...)
+			for _, id := range ids {
+				if !only(got[id], true) {
+					t.Errorf("id %s: %d answers, want one result", id, len(got[id]))
+				}
+			}
+			want := len(ids)
+			if c.invalid {
+				want++
+				if !only(got["null"], false, "batch element is not a JSON-RPC 2.0 message") {
+					t.Errorf("id null: %+v, want one -32600 for the element 42", got["null"])
+				}
+			}
+			if len(got) != want {
+				t.Errorf("answers to %d ids, want %d", len(got), want)
+			}
+			if n := len(taskFiles(t, p.root)); n != c.tasks {
+				t.Errorf("%d tasks, want %d", n, c.tasks)
+			}
+		})
+	}
+}
