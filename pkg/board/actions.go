@@ -243,6 +243,9 @@ func (s *Server) do(a *Action) (*task.Task, error) {
 		if err := o.ResolveHandles([]*string{&b}, nil); err != nil {
 			return nil, err
 		}
+		if err := task.CheckID(errcode.InvalidTaskID, "blocker", b); err != nil {
+			return nil, err
+		}
 		if b == id {
 			return nil, errcode.New(errcode.DependencyCycle, "a task cannot wait for itself")
 		}
@@ -250,6 +253,9 @@ func (s *Server) do(a *Action) (*task.Task, error) {
 	case "undepend":
 		b := a.Blocker
 		if err := o.ResolveHandles([]*string{&b}, nil); err != nil {
+			return nil, err
+		}
+		if err := task.CheckID(errcode.InvalidTaskID, "blocker", b); err != nil {
 			return nil, err
 		}
 		return s.update(o, a, &task.UpdateRequest{ID: id, RemoveBlockedBy: []string{b}}, func(t *task.Task) string {

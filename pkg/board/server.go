@@ -35,6 +35,7 @@ import (
 	"github.com/matrixx-dev/matrixx-tasks/pkg/ops"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/plan"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
 // TokenHeader carries the per-run secret on every /api/ request.
@@ -427,11 +428,17 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 }
 
 // detail answers one task whole: its record, card, notepad (the first
-// 64 KiB) and where the notepad is.
+// 64 KiB) and where the notepad is. The id (a task id or a handle) is
+// checked before any file is opened: anything but a task id is 400
+// invalid_task_id, so no path outside the store is ever read.
 func (s *Server) detail(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("id")
 	rid, err := s.st.ResolveID(id)
 	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := task.CheckID(errcode.InvalidTaskID, "id", rid); err != nil {
 		s.fail(w, r, err)
 		return
 	}

@@ -463,3 +463,42 @@ func TestBoardActions(t *testing.T) {
 		t.Errorf("missing task: %d %v", code, doc)
 	}
 }
+
+// TestBoardRefusesBadIDs: every id the board takes is checked before a
+// file is opened: GET /api/task with a path, a NUL or nothing is 400
+// invalid_task_id, the same answer whether or not a file lies at that
+// path; so is a depend or undepend blocker that is not a task id.
+func TestBoardRefusesBadIDs(t *testing.T) {
+	p := newProject(t)
+	id := p.create("--subject", "target")
+	if err := os.MkdirAll(filepath.Join(p.root, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.root, "x", "T-evil.json"), []byte("not a task"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := p.startBoard()
+	for _, q := range []string{"../../x/T-evil", "../../x/T-none", "%00", "", "T-a/../T-b", "T-" + strings.Repeat("a", 200)} {
+		code, _, doc := b.request(t, "GET", "/api/task?id="+q, "", b.auth(nil))
+		if code != 400 || doc["error"] != "invalid_task_id" {
+			t.Errorf("GET /api/task?id=%s: %d %v, want 400 invalid_task_id", q, code, doc)
+		}
+	}
+	// A task id and a handle still answer.
+	for _, q := range []string{id, id[len(id)-4:]} {
+		if code, _, doc := b.request(t, "GET", "/api/task?id="+q, "", b.auth(nil)); code != 200 {
+			t.Errorf("GET /api/task?id=%s: %d %v", q, code, doc)
+		}
+	}
+	before := p.get(id)
+	v := b.card(t, id)["v"].(string)
+	for _, op := range []string{"depend", "undepend"} {
+		code, _, doc := b.request(t, "POST", "/api/action", `{"op":"`+op+`","id":"`+id+`","v":"`+v+`","blocker":"../../x/T-evil"}`, b.auth(nil))
+		if code != 400 || doc["error"] != "invalid_task_id" {
+			t.Errorf("%s with a path as blocker: %d %v, want 400 invalid_task_id", op, code, doc)
+		}
+	}
+	if after := p.get(id); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("a refused request changed the task: %v", after)
+	}
+}
