@@ -87,7 +87,9 @@ func (*SyncImport) Help() string {
 Every line is validated before anything is written (a bad line: validation_error naming it). A
 record or plan the store lacks is created; one with other content is decided by --on-conflict:
 skip keeps the store's, fail imports nothing (import_conflict), newer takes the line when its
-mtimeMs is later than the file's modification time (a tie keeps the store's).
+mtimeMs is later than the file's modification time (a tie keeps the store's). mtimeMs (ms since
+1970) must be at least 1 and at most 24 hours past this machine's clock; absent, the file gets
+the import's time.
 Answer: {"created":n,"updated":n,"unchanged":n,"skipped":[ids and plan names]}.`
 }
 

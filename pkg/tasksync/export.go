@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -40,6 +41,24 @@ type Line struct {
 // MaxImportBytes caps one import: 1 GiB (lines are validated whole before
 // anything is written, so they are held in memory).
 const MaxImportBytes = 1 << 30
+
+// MaxMtimeAhead is how far past the importing machine's clock a line's
+// mtimeMs may lie: 24 hours. A later time is a broken clock or a made-up
+// number: it would win every "newer" conflict, and past the year 2262 it
+// does not fit a file time in nanoseconds at all (it would wrap to 1976).
+const MaxMtimeAhead = 24 * time.Hour
+
+// checkMtime checks a line's mtimeMs: at least 1 (1970-01-01T00:00:00.001Z)
+// and at most now plus MaxMtimeAhead.
+func checkMtime(ms int64, now time.Time) error {
+	if ms < 1 {
+		return fmt.Errorf("%d is not a time: want ms since 1970-01-01T00:00:00Z, at least 1", ms)
+	}
+	if limit := now.Add(MaxMtimeAhead).UnixMilli(); ms > limit {
+		return fmt.Errorf("%d is more than 24 hours past this machine's clock (the latest accepted now is %d)", ms, limit)
+	}
+	return nil
+}
 
 // ImportConflict is the code of an import with --on-conflict fail that met
 // a record or plan the store holds with other content (nothing written).
@@ -134,6 +153,7 @@ func Import(o Options, r io.Reader, onConflict string) (*contract.SyncImportResu
 		rec   *integrity.Recorder
 	}
 	var items []item
+	now := time.Now()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 17<<20)
 	seen := map[string]int{}
@@ -150,7 +170,7 @@ func Import(o Options, r io.Reader, onConflict string) (*contract.SyncImportResu
 			Task    jsontext.Value `json:"task"`
 			Plan    string         `json:"plan"`
 			Text    *string        `json:"text"`
-			MtimeMs int64          `json:"mtimeMs"`
+			MtimeMs *int64         `json:"mtimeMs"`
 		}
 		if err := input.Decode(b, &l); err != nil {
 			return nil, errcode.New(errcode.ValidationError, "line %d: %s", ln, errcode.As(err).Message)
@@ -182,7 +202,12 @@ func Import(o Options, r io.Reader, onConflict string) (*contract.SyncImportResu
 			return nil, errcode.New(errcode.ValidationError, "line %d: %s is already on line %d", ln, it.name, prev)
 		}
 		seen[it.path] = ln
-		it.mtime = l.MtimeMs
+		if l.MtimeMs != nil {
+			if err := checkMtime(*l.MtimeMs, now); err != nil {
+				return nil, errcode.New(errcode.ValidationError, "line %d: mtimeMs: %s", ln, err.Error())
+			}
+			it.mtime = *l.MtimeMs
+		}
 		items = append(items, it)
 	}
 	if err := sc.Err(); err != nil {
