@@ -172,13 +172,15 @@ func (f *lineFilter) answer(id json.RawMessage, code int64, message string) {
 
 // badIDMessage is the error a request with an id the server cannot echo
 // gets.
-const badIDMessage = "Invalid Request: the id must be a string or an integer between -2^63 and 2^63-1 written without a fraction or an exponent"
+const badIDMessage = "Invalid Request: the id must be a string or an integer between -2^53 and 2^53 (9007199254740992) written without a fraction or an exponent"
 
 // A request whose id the SDK would not echo as sent — a number with a
-// fraction or an exponent (1.5, 1e3) or past the 64-bit range (1e308,
-// 99999999999999999999) — would get an answer with another id (1, 1000,
-// -9223372036854775808): the client could never match it, and the end of
-// input would wait for a response that never comes. Such a request, alone
+// fraction or an exponent (1.5, 1e3) or past 2^53 either way (the SDK
+// reads a number id as a float64, then makes it an int64: 1e308,
+// 9223372036854775807, 9007199254740993) — would get an answer with
+// another id (1, 1000, -9223372036854775808, 9007199254740992): the client
+// could never match it, and the end of input would wait for a response
+// that never comes. Such a request, alone
 // or in a batch, gets an Invalid Request error (-32600, badIDMessage)
 // carrying its id exactly as sent and is not passed on.
 
@@ -205,15 +207,20 @@ func badID(m []byte) (json.RawMessage, bool) {
 }
 
 // plainInt reports whether s is an integer written without a fraction or
-// an exponent that fits in 64 bits.
+// an exponent that the SDK echoes as sent: from -2^53 to 2^53, where a
+// float64 holds every integer (2^53+1 would come back as 2^53).
 func plainInt(s string) bool {
 	d := strings.TrimPrefix(s, "-")
 	if d == "" || strings.Trim(d, "0123456789") != "" {
 		return false
 	}
-	_, err := strconv.ParseInt(s, 10, 64)
-	return err == nil
+	n, err := strconv.ParseInt(s, 10, 64)
+	return err == nil && n >= -maxExactID && n <= maxExactID
 }
+
+// maxExactID is 2^53, the largest magnitude below which a float64 holds
+// every integer.
+const maxExactID = 1 << 53
 
 // Batches. MCP dropped JSON-RPC batching in protocol 2025-06-18, and the
 // SDK ends the session (exit 1, answers still being computed lost) when it

@@ -159,3 +159,41 @@ func TestLineFilterBatchElements(t *testing.T) {
 		})
 	}
 }
+
+// TestLineFilterIDRange: a request id the SDK echoes as sent (an integer
+// from -2^53 to 2^53) is passed on; past that (the SDK goes through a
+// float64), with a fraction or an exponent, it gets -32600 carrying the id
+// byte for byte, alone or in a batch. A response's id is not echoed and
+// passes.
+func TestLineFilterIDRange(t *testing.T) {
+	ok := []string{"9007199254740992", "-9007199254740992", "0", "-0", `"9007199254740993"`}
+	bad := []string{"9007199254740993", "-9007199254740993", "9007199254740994", "9223372036854775807", "-9223372036854775808", "1e3", "1.0"}
+	var in, want, wantAnswers strings.Builder
+	for _, id := range ok {
+		line := `{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}` + "\n"
+		in.WriteString(line)
+		want.WriteString(line)
+	}
+	for _, id := range bad {
+		in.WriteString(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}` + "\n")
+		wantAnswers.WriteString(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32600,"message":"` + badIDMessage + `"}}` + "\n")
+	}
+	in.WriteString(`[{"jsonrpc":"2.0","id":18014398509481984,"method":"ping"},{"jsonrpc":"2.0","id":-1,"method":"ping"}]` + "\n")
+	want.WriteString(`[{"jsonrpc":"2.0","id":-1,"method":"ping"}]` + "\n")
+	wantAnswers.WriteString(`{"jsonrpc":"2.0","id":18014398509481984,"error":{"code":-32600,"message":"` + badIDMessage + `"}}` + "\n")
+	resp := `{"jsonrpc":"2.0","id":9223372036854775807,"result":{}}` + "\n"
+	in.WriteString(resp)
+	want.WriteString(resp)
+	var answers bytes.Buffer
+	f := &lineFilter{r: strings.NewReader(in.String()), w: &lockedWriter{w: &answers}}
+	out, err := io.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != want.String() {
+		t.Errorf("passed on\n%s\nwant\n%s", out, want.String())
+	}
+	if answers.String() != wantAnswers.String() {
+		t.Errorf("answers\n%s\nwant\n%s", answers.String(), wantAnswers.String())
+	}
+}

@@ -67,7 +67,9 @@ func TestMalformedLineParseError(t *testing.T) {
 }
 
 // TestOddRequestIDs: a request whose id is a number the server cannot echo
-// as sent (a fraction, an exponent, past 64 bits) gets an invalid request
+// as sent (a fraction, an exponent, past 2^53 either way: the SDK reads it
+// as a float64 and answers 9223372036854775807 with -9223372036854775808,
+// 9007199254740993 with 9007199254740992) gets an invalid request
 // error (-32600) carrying that id byte for byte, the other requests of the
 // input their answers (a batch's are refused under 2025-06-18, see
 // TestBatches), and the server exits 0 soon after its input ends
@@ -76,7 +78,7 @@ func TestMalformedLineParseError(t *testing.T) {
 // answered and do not hold up the exit either.
 func TestOddRequestIDs(t *testing.T) {
 	p := newProject(t)
-	odd := []string{"1.5", "1e3", "1e308", "99999999999999999999", "-1.0"}
+	odd := []string{"1.5", "1e3", "1e308", "99999999999999999999", "-1.0", "9223372036854775807", "9007199254740993", "-9007199254740993"}
 	var in strings.Builder
 	in.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}` + "\n")
 	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
@@ -87,6 +89,8 @@ func TestOddRequestIDs(t *testing.T) {
 	in.WriteString(`{"jsonrpc":"2.0","id":-0,"method":"tools/list"}` + "\n")
 	in.WriteString(`{"jsonrpc":"2.0","id":"\u0061","method":"tools/list"}` + "\n")
 	in.WriteString(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","id":9007199254740992,"method":"tools/list"}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","id":-9007199254740992,"method":"tools/list"}` + "\n")
 	c := p.command(p.root, "matrixx-mcp")
 	c.Stdin = strings.NewReader(in.String())
 	var stderr strings.Builder
@@ -142,7 +146,7 @@ func TestOddRequestIDs(t *testing.T) {
 			t.Errorf("no invalid request error with id %s\n%s", id, out)
 		}
 	}
-	for _, id := range []string{"0", `"a"`, "9"} {
+	for _, id := range []string{"0", `"a"`, "9", "9007199254740992", "-9007199254740992"} {
 		if !answered[id] {
 			t.Errorf("no answer with id %s\n%s", id, out)
 		}
