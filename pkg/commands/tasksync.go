@@ -89,7 +89,7 @@ record or plan the store lacks is created; one with other content is decided by 
 skip keeps the store's, fail imports nothing (import_conflict), newer takes the line when its
 mtimeMs is later than the file's modification time (a tie keeps the store's). mtimeMs (ms since
 1970) must be at least 1 and at most 24 hours past this machine's clock; absent, the file gets
-the import's time.
+the import's time. The input is capped at 128 MiB (input_too_large, nothing written).
 Answer: {"created":n,"updated":n,"unchanged":n,"skipped":[ids and plan names]}.`
 }
 
