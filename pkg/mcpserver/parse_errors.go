@@ -10,7 +10,9 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	// The SDK's own JSON decoder, to decode initialize params as it does.
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdkjson "github.com/segmentio/encoding/json"
 )
 
 // The SDK's stdio transport ends the session at the first line it cannot
@@ -259,26 +261,40 @@ const (
 
 // noteInitialize records the version an initialize request negotiates,
 // as the SDK does: the client's version when the server supports it,
-// else the newest supported version before initializeCap. A request whose
-// params the SDK refuses (missing, or a version that is not a string)
-// negotiates nothing, and only the first initialize counts.
+// else the newest supported version before initializeCap. Only the first
+// initialize the SDK accepts counts; one it refuses negotiates nothing and
+// leaves the next one to decide. The SDK refuses an initialize without an
+// id, without params or with params null, with params that do not decode
+// into its InitializeParams (decoded here as it decodes them: the same
+// decoder, field names matched case-sensitively, so a "capabilities" that
+// is an array or a "protocolVersion" that is a number fails, and
+// "ProtocolVersion" is no version), and one whose params' _meta names a
+// protocol version from initializeCap on (such a request belongs to the
+// protocol without initialize).
 func (f *lineFilter) noteInitialize(m []byte) {
 	if f.protocol != "" {
 		return
 	}
-	var v struct {
-		Method string          `json:"method"`
-		ID     json.RawMessage `json:"id"`
-		Params *struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		} `json:"params"`
+	msg, err := jsonrpc.DecodeMessage(m)
+	if err != nil {
+		return
 	}
-	if json.Unmarshal(m, &v) != nil || v.Method != "initialize" || len(v.ID) == 0 || v.Params == nil {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || req.Method != "initialize" || !req.IsCall() || len(req.Params) == 0 {
+		return
+	}
+	var params *mcp.InitializeParams
+	dec := sdkjson.NewDecoder(bytes.NewReader(req.Params))
+	dec.DontMatchCaseInsensitiveStructFields()
+	if dec.Decode(&params) != nil || params == nil {
+		return
+	}
+	if v, ok := params.Meta[mcp.MetaKeyProtocolVersion].(string); ok && v >= initializeCap {
 		return
 	}
 	supported := mcp.SupportedProtocolVersions()
-	if slices.Contains(supported, v.Params.ProtocolVersion) && v.Params.ProtocolVersion < initializeCap {
-		f.protocol = v.Params.ProtocolVersion
+	if slices.Contains(supported, params.ProtocolVersion) && params.ProtocolVersion < initializeCap {
+		f.protocol = params.ProtocolVersion
 		return
 	}
 	for _, s := range supported {

@@ -197,3 +197,62 @@ func TestLineFilterIDRange(t *testing.T) {
 		t.Errorf("answers\n%s\nwant\n%s", answers.String(), wantAnswers.String())
 	}
 }
+
+// TestLineFilterInitialize: only an initialize the SDK accepts decides
+// whether batches are served. One it refuses (no params, params null,
+// "capabilities" an array, a number for a version, no id, a _meta naming
+// the protocol without initialize) negotiates nothing, and the next one
+// decides. Params are decoded as the SDK decodes them: "ProtocolVersion"
+// is not "protocolVersion", so that initialize negotiates the newest
+// version (batches refused).
+func TestLineFilterInitialize(t *testing.T) {
+	const batch = `[{"jsonrpc":"2.0","id":9,"method":"ping"}]` + "\n"
+	refused := `{"jsonrpc":"2.0","id":9,"error":{"code":-32600,"message":"` + batchRefused + `"}}` + "\n"
+	init := func(id, params string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"initialize"` + params + `}` + "\n"
+	}
+	for _, c := range []struct {
+		name, first string
+	}{
+		{"no params", init("0", ``)},
+		{"params null", init("0", `,"params":null`)},
+		{"capabilities an array", init("0", `,"params":{"protocolVersion":"%s","capabilities":[]}`)},
+		{"version a number", init("0", `,"params":{"protocolVersion":20250618}`)},
+		{"clientInfo a string", init("0", `,"params":{"protocolVersion":"%s","clientInfo":"x"}`)},
+		{"id null", init("null", `,"params":{"protocolVersion":"%s"}`)},
+		{"new protocol _meta", init("0", `,"params":{"protocolVersion":"%s","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`)},
+	} {
+		// The refused initialize names the other version than the one
+		// that counts: either way round, the second one decides.
+		for _, v := range [][2]string{{"2024-11-05", "2025-06-18"}, {"2025-06-18", "2024-11-05"}} {
+			t.Run(c.name+" then "+v[1], func(t *testing.T) {
+				first := strings.ReplaceAll(c.first, "%s", v[0])
+				second := init("1", `,"params":{"protocolVersion":"`+v[1]+`","capabilities":{}}`)
+				var answers bytes.Buffer
+				f := &lineFilter{r: strings.NewReader(first + second + batch), w: &lockedWriter{w: &answers}}
+				out, err := io.ReadAll(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantOut, wantAnswers := first+second+batch, ""
+				if v[1] == "2025-06-18" {
+					wantOut, wantAnswers = first+second, refused
+				}
+				if string(out) != wantOut || answers.String() != wantAnswers {
+					t.Errorf("passed on\n%s\nanswered\n%s\nwant\n%s\nand\n%s", out, answers.String(), wantOut, wantAnswers)
+				}
+			})
+		}
+	}
+	t.Run("field names are case-sensitive", func(t *testing.T) {
+		in := init("0", `,"params":{"ProtocolVersion":"2025-03-26"}`) + batch
+		var answers bytes.Buffer
+		f := &lineFilter{r: strings.NewReader(in), w: &lockedWriter{w: &answers}}
+		if _, err := io.ReadAll(f); err != nil {
+			t.Fatal(err)
+		}
+		if answers.String() != refused {
+			t.Errorf("answers %q, want the batch refused (the SDK negotiates the newest version)", answers.String())
+		}
+	})
+}

@@ -196,3 +196,37 @@ func TestBatchElements(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchAfterRefusedInitialize: an initialize the SDK refuses
+// ("capabilities" an array) negotiates nothing; the next, accepted one
+// decides whether batches are served. The server used to take the refused
+// one's version: a batch after a good 2025-06-18 initialize reached the
+// SDK and ended the session (exit 1), or a batch under a good 2024-11-05
+// one was refused.
+func TestBatchAfterRefusedInitialize(t *testing.T) {
+	for _, v := range [][2]string{{"2024-11-05", "2025-06-18"}, {"2025-06-18", "2024-11-05"}} {
+		t.Run("then "+v[1], func(t *testing.T) {
+			p := newProject(t)
+			got := serveLines(t, p,
+				`{"jsonrpc":"2.0","id":"bad","method":"initialize","params":{"protocolVersion":"`+v[0]+`","capabilities":[],"clientInfo":{"name":"sh","version":"1"}}}`,
+				initializeLine(v[1]),
+				initializedLine,
+				`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
+				`{"jsonrpc":"2.0","id":2,"method":"ping"}`,
+			)
+			if a := got[`"bad"`]; len(a) != 1 || a[0].Error == nil {
+				t.Errorf(`id "bad": %+v, want one error`, a)
+			}
+			for _, id := range []string{"0", "2"} {
+				if !only(got[id], true) {
+					t.Errorf("id %s: %d answers, want one result", id, len(got[id]))
+				}
+			}
+			if served := v[1] < "2025-06-18"; served && !only(got["1"], true) {
+				t.Errorf("id 1: %+v, want the batch served under %s", got["1"], v[1])
+			} else if !served && !only(got["1"], false, "batches are not supported") {
+				t.Errorf("id 1: %+v, want the batch refused under %s", got["1"], v[1])
+			}
+		})
+	}
+}
