@@ -98,6 +98,11 @@ func parseMetadata(s string) (task.Metadata, error) {
 	if jsontext.Value(s).Kind() != '{' {
 		return nil, errcode.Field(errcode.InvalidArguments, "--metadata", "must be a JSON object, e.g. '{\"area\":\"api\"}'")
 	}
+	// The flag is the metadata object itself: one level less than in a
+	// document ({"metadata":{…}}).
+	if err := input.CheckDepth([]byte(s), input.MaxDepth-1); err != nil {
+		return nil, errcode.Field(errcode.InvalidArguments, "--metadata", "nests arrays and objects more than %d levels deep (the cap on nesting)", input.MaxDepth-1)
+	}
 	if err := json.Unmarshal([]byte(s), &md, jsontext.AllowDuplicateNames(false), jsontext.AllowInvalidUTF8(false)); err != nil {
 		return nil, errcode.Field(errcode.InvalidArguments, "--metadata", "%s", errcode.As(input.Explain(err)).Message)
 	}

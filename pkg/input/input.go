@@ -62,8 +62,18 @@ var strict = json.JoinOptions(
 )
 
 // Decode decodes data into v (a pointer to a struct) under the strict rules
-// of the package comment. Errors are validation_error naming the field.
+// of the package comment, after CheckDepth with MaxDepth. Errors are
+// validation_error naming the field.
 func Decode(data []byte, v any) error {
+	return DecodeDepth(data, v, MaxDepth)
+}
+
+// DecodeDepth is Decode for a document that may nest maxDepth levels (a
+// task-sync import line wraps a record in one more object).
+func DecodeDepth(data []byte, v any, maxDepth int) error {
+	if err := CheckDepth(data, maxDepth); err != nil {
+		return err
+	}
 	if err := json.Unmarshal(data, v, strict); err != nil {
 		return Explain(err)
 	}

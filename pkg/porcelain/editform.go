@@ -11,6 +11,7 @@ import (
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -317,6 +318,11 @@ func (f *form) request(shown *form, t *task.Task, resolve func(string) (string, 
 		}
 		if _, had := shown.values[k]; !had && val == "" {
 			continue // a new key with no value: nothing
+		}
+		// A value nests two levels below a document's root, as in
+		// {"metadata":{"KEY":…}}: the cap on nesting is the documents'.
+		if input.CheckDepth([]byte(val), input.MaxDepth-2) != nil {
+			return req, nil, errcode.New(errcode.ValidationError, "%s: nests arrays and objects more than %d levels deep (the cap on nesting)", k, input.MaxDepth-2)
 		}
 		v := jsontext.Value(val)
 		if !v.IsValid() {

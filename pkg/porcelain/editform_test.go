@@ -70,6 +70,7 @@ func TestFormRoundTrip(t *testing.T) {
 		"subject: x\nstatus: done\ndescription:\n":                     `status: "done" is not one of`,
 		"subject: x\nstatus: in_progress\ndescription:\n":              "matrixx claim",
 		"subject: x\nstatus: pending\nmetadata.k: red\ndescription:\n": "metadata.k: red is not a JSON value",
+		"subject: x\nstatus: pending\nmetadata.k: " + strings.Repeat("[", 63) + strings.Repeat("]", 63) + "\ndescription:\n": "metadata.k: nests arrays and objects more than 62 levels deep",
 	} {
 		f, err := parseForm(in)
 		if err == nil {

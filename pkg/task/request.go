@@ -66,6 +66,9 @@ const MaxBatch = 1000
 // (validation_error); a bad item, including a single object, fails only
 // itself.
 func ParseCreate(data []byte) (*CreateRequest, error) {
+	if err := input.CheckDepth(data, input.MaxDepth); err != nil {
+		return nil, err
+	}
 	if jsontext.Value(data).Kind() != '{' {
 		if err := json.Unmarshal(data, new(any)); err != nil {
 			return nil, input.Explain(err)

@@ -338,9 +338,19 @@ func (a *App) ReadInput(given string, doc StdinDoc) (data []byte, empty bool, er
 		}
 	}
 	if socket {
-		return a.ReadSocket(input.MaxBytes, "a JSON document")
+		data, empty, err = a.ReadSocket(input.MaxBytes, "a JSON document")
+	} else {
+		data, empty, err = input.Read(a.Stdin, input.MaxBytes)
 	}
-	return input.Read(a.Stdin, input.MaxBytes)
+	if err != nil {
+		return nil, false, err
+	}
+	// Every binary's document is refused here, before any decoding, when
+	// it nests deeper than input.MaxDepth.
+	if err := input.CheckDepth(data, input.MaxDepth); err != nil {
+		return nil, false, err
+	}
+	return data, empty, nil
 }
 
 // ReadSocket reads a socket stdin (input.ReadSocket): a socket that sends
