@@ -17,17 +17,23 @@ const drainWait = 60 * time.Second
 // the SDK ends the session at end of input and drops answers still being
 // computed, so a client that writes its requests and closes stdin (a script,
 // a pipe) would lose them. The reader counts the calls (JSON-RPC requests
-// with an id) it passes on, the writer the responses; end of input is
-// passed on only once every call has its response (or after drainWait).
+// with an id) it passes on, the writer the SDK's responses (lineFilter's own
+// error answers do not go through it: they answer calls never passed on);
+// end of input is passed on only once every call has its response (or
+// after drainWait).
 type drain struct {
 	mu      sync.Mutex
 	pending map[string]bool // ids of the calls not answered yet
+	// running: ids of the calls lineFilter passed on that have no response
+	// written yet, cancelled or not; a new call may not reuse one (see
+	// lineFilter.checkRunning).
+	running map[string]bool
 	done    *sync.Cond
 	in, out []byte // partial lines
 }
 
 func newDrain() *drain {
-	d := &drain{pending: map[string]bool{}}
+	d := &drain{pending: map[string]bool{}, running: map[string]bool{}}
 	d.done = sync.NewCond(&d.mu)
 	return d
 }
@@ -104,8 +110,25 @@ func (d *drain) count(line []byte, dir int) {
 			delete(d.pending, idKey(f.Params.RequestID)) // it may get no response
 		case dir < 0 && hasID && f.Method == "":
 			delete(d.pending, idKey(f.ID)) // our response
+			delete(d.running, idKey(f.ID))
 		}
 	}
+}
+
+// start records that the call with id key is passed on to the SDK; it
+// runs until its response is written.
+func (d *drain) start(key string) {
+	d.mu.Lock()
+	d.running[key] = true
+	d.mu.Unlock()
+}
+
+// isRunning says whether a call with id key was passed on and its
+// response is not written yet.
+func (d *drain) isRunning(key string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.running[key]
 }
 
 // wait blocks until every counted call has its response, or drainWait.

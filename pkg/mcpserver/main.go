@@ -57,12 +57,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int)
 	}
 	s := New(Options{Dir: c.Dir, Session: c.Session, Env: env, Log: stderr, Tools: c.Tools})
 	d := newDrain()
-	out := &lockedWriter{w: drainWriter{d, stdout}}
+	out := &lockedWriter{w: stdout}
 	err = s.MCP().Run(context.Background(), &mcp.IOTransport{
 		// A line that is no JSON-RPC message gets its error answer and
-		// is not passed on (lineFilter); the rest is served.
-		Reader: io.NopCloser(drainReader{d, &lineFilter{r: stdin, w: out}}),
-		Writer: nopWriteCloser{out},
+		// is not passed on (lineFilter); the rest is served. Only the
+		// SDK's responses end calls (drainWriter).
+		Reader: io.NopCloser(drainReader{d, &lineFilter{r: stdin, w: out, d: d}}),
+		Writer: nopWriteCloser{drainWriter{d, out}},
 	})
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
 		fmt.Fprintf(stderr, "matrixx-mcp: %v\n", err)

@@ -36,6 +36,8 @@ type lineFilter struct {
 	protocol string
 	// batchIDs: the request ids of the batches passed on (see checkBatch).
 	batchIDs map[string]bool
+	// d knows the calls passed on that have no response yet.
+	d *drain
 }
 
 // maxLine is the longest line passed on: the SDK's own limit
@@ -124,9 +126,27 @@ func (f *lineFilter) check(line []byte) {
 		f.answer(id, jsonrpc.CodeInvalidRequest, badIDMessage)
 		return
 	}
+	if id, ok := callID(msg); ok {
+		if f.d.isRunning(idKey(id)) {
+			f.answer(id, jsonrpc.CodeInvalidRequest, idRunning)
+			return
+		}
+		f.d.start(idKey(id))
+	}
 	f.noteInitialize(msg)
 	f.pass(msg)
 }
+
+// A request reusing the id of a call still running — passed on, its
+// response not written yet — would be dropped by the SDK without an
+// answer. It gets -32600 (idRunning) with its id instead, alone or in a
+// batch. A call counts as running from the moment the filter passes it on
+// (the SDK reads later) until the SDK has written its response (the SDK
+// frees the id just before writing), so a client that waits for an
+// answer before reusing its id is always served, and one that does not
+// is either served or refused, never ignored. A cancelled call runs until
+// its response is written too.
+const idRunning = "Invalid Request: the id is already used by a request still running; wait for its answer or use another id"
 
 // pass queues msg, one JSON-RPC message or batch, for the SDK.
 func (f *lineFilter) pass(msg []byte) {
@@ -341,6 +361,8 @@ func (f *lineFilter) checkBatch(msg []byte) {
 			after = append(after, m)
 		case f.batchIDs[idKey(id)]:
 			f.answer(id, jsonrpc.CodeInvalidRequest, batchIDReused)
+		case f.d.isRunning(idKey(id)):
+			f.answer(id, jsonrpc.CodeInvalidRequest, idRunning)
 		default:
 			f.batchIDs[idKey(id)] = true
 			calls = append(calls, m)
@@ -351,6 +373,8 @@ func (f *lineFilter) checkBatch(msg []byte) {
 	}
 	if len(calls) > 0 {
 		for _, m := range calls {
+			id, _ := callID(m)
+			f.d.start(idKey(id))
 			f.noteInitialize(m)
 		}
 		if len(calls) == len(batch) {

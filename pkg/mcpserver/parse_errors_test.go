@@ -13,7 +13,7 @@ func TestLineFilterLongLine(t *testing.T) {
 	good := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 	in := strings.Repeat("x", maxLine+100) + "\n" + good + "\n"
 	var answers bytes.Buffer
-	f := &lineFilter{r: strings.NewReader(in), w: &lockedWriter{w: &answers}}
+	f := &lineFilter{r: strings.NewReader(in), w: &lockedWriter{w: &answers}, d: newDrain()}
 	out, err := io.ReadAll(f)
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func TestLineFilterKinds(t *testing.T) {
 		"[]\n" +
 		"{\"jsonrpc\":\"2.0\",\"id\":{\"x\":1},\"method\":\"ping\"}\n"
 	var answers bytes.Buffer
-	f := &lineFilter{r: strings.NewReader(in), w: &lockedWriter{w: &answers}}
+	f := &lineFilter{r: strings.NewReader(in), w: &lockedWriter{w: &answers}, d: newDrain()}
 	out, _ := io.ReadAll(f)
 	if want := "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n[{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"ping\"}]\n"; string(out) != want {
 		t.Errorf("passed on %q, want %q", out, want)
@@ -60,7 +60,7 @@ func TestLineFilterKinds(t *testing.T) {
 // -0 is 0), and its notifications each on its own line.
 func TestLineFilterBatches(t *testing.T) {
 	init := func(v string) string {
-		return `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + v + `"}}` + "\n"
+		return `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"` + v + `"}}` + "\n"
 	}
 	batch := `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":"1","method":"ping"}]` + "\n"
 	served := `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":"1","method":"ping"}]` + "\n" +
@@ -94,7 +94,7 @@ func TestLineFilterBatches(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var answers bytes.Buffer
-			f := &lineFilter{r: strings.NewReader(c.in), w: &lockedWriter{w: &answers}}
+			f := &lineFilter{r: strings.NewReader(c.in), w: &lockedWriter{w: &answers}, d: newDrain()}
 			out, err := io.ReadAll(f)
 			if err != nil {
 				t.Fatal(err)
@@ -145,7 +145,7 @@ func TestLineFilterBatchElements(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var answers bytes.Buffer
-			f := &lineFilter{r: strings.NewReader(c.in + "\n"), w: &lockedWriter{w: &answers}}
+			f := &lineFilter{r: strings.NewReader(c.in + "\n"), w: &lockedWriter{w: &answers}, d: newDrain()}
 			out, err := io.ReadAll(f)
 			if err != nil {
 				t.Fatal(err)
@@ -166,7 +166,7 @@ func TestLineFilterBatchElements(t *testing.T) {
 // byte for byte, alone or in a batch. A response's id is not echoed and
 // passes.
 func TestLineFilterIDRange(t *testing.T) {
-	ok := []string{"9007199254740992", "-9007199254740992", "0", "-0", `"9007199254740993"`}
+	ok := []string{"9007199254740992", "-9007199254740992", "-0", `"9007199254740993"`}
 	bad := []string{"9007199254740993", "-9007199254740993", "9007199254740994", "9223372036854775807", "-9223372036854775808", "1e3", "1.0"}
 	var in, want, wantAnswers strings.Builder
 	for _, id := range ok {
@@ -185,7 +185,7 @@ func TestLineFilterIDRange(t *testing.T) {
 	in.WriteString(resp)
 	want.WriteString(resp)
 	var answers bytes.Buffer
-	f := &lineFilter{r: strings.NewReader(in.String()), w: &lockedWriter{w: &answers}}
+	f := &lineFilter{r: strings.NewReader(in.String()), w: &lockedWriter{w: &answers}, d: newDrain()}
 	out, err := io.ReadAll(f)
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +229,7 @@ func TestLineFilterInitialize(t *testing.T) {
 				first := strings.ReplaceAll(c.first, "%s", v[0])
 				second := init("1", `,"params":{"protocolVersion":"`+v[1]+`","capabilities":{}}`)
 				var answers bytes.Buffer
-				f := &lineFilter{r: strings.NewReader(first + second + batch), w: &lockedWriter{w: &answers}}
+				f := &lineFilter{r: strings.NewReader(first + second + batch), w: &lockedWriter{w: &answers}, d: newDrain()}
 				out, err := io.ReadAll(f)
 				if err != nil {
 					t.Fatal(err)
@@ -247,7 +247,7 @@ func TestLineFilterInitialize(t *testing.T) {
 	t.Run("field names are case-sensitive", func(t *testing.T) {
 		in := init("0", `,"params":{"ProtocolVersion":"2025-03-26"}`) + batch
 		var answers bytes.Buffer
-		f := &lineFilter{r: strings.NewReader(in), w: &lockedWriter{w: &answers}}
+		f := &lineFilter{r: strings.NewReader(in), w: &lockedWriter{w: &answers}, d: newDrain()}
 		if _, err := io.ReadAll(f); err != nil {
 			t.Fatal(err)
 		}
@@ -255,4 +255,47 @@ func TestLineFilterInitialize(t *testing.T) {
 			t.Errorf("answers %q, want the batch refused (the SDK negotiates the newest version)", answers.String())
 		}
 	})
+}
+
+// TestLineFilterRunningIDs: a request reusing the id of a call passed on
+// and not answered yet gets -32600 (the SDK would drop it without an
+// answer), also when both came in one read and also inside a batch; once
+// the SDK has written the call's response (through drainWriter) the id is
+// free again. The filter's own error answers free nothing, and a
+// notification or a response with that id is no call.
+func TestLineFilterRunningIDs(t *testing.T) {
+	var answers, sdkOut bytes.Buffer
+	d := newDrain()
+	f := &lineFilter{w: &lockedWriter{w: &answers}, d: d}
+	running := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32600,"message":"` + idRunning + `"}}` + "\n"
+	}
+	call := func(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}` }
+	step := func(in, wantOut, wantAnswers string) {
+		t.Helper()
+		answers.Reset()
+		f.r = strings.NewReader(in)
+		f.err = nil
+		out, err := io.ReadAll(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != wantOut || answers.String() != wantAnswers {
+			t.Errorf("in\n%s\npassed on\n%s\nanswered\n%s\nwant\n%s\nand\n%s", in, out, answers.String(), wantOut, wantAnswers)
+		}
+	}
+	// One read: the second 1 (and -0, which is 0) is refused.
+	step(call("1")+"\n"+call("1")+"\n"+call("0")+"\n"+call("-0")+"\n",
+		call("1")+"\n"+call("0")+"\n", running("1")+running("-0"))
+	// A batch: its 1 is refused, its 2 runs from then on.
+	step("["+call("1")+","+call("2")+"]\n"+call("2")+"\n",
+		"["+call("2")+"]\n", running("1")+running("2"))
+	// Notifications and responses carry no call.
+	step(`{"jsonrpc":"2.0","id":"s","result":{}}`+"\n", `{"jsonrpc":"2.0","id":"s","result":{}}`+"\n", "")
+	// The SDK answers 1 (and the array of the batch, 2): both are free.
+	w := drainWriter{d, &sdkOut}
+	if _, err := w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" + `[{"jsonrpc":"2.0","id":2,"result":{}}]` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	step(call("1")+"\n"+call("2")+"\n"+call("0")+"\n", call("1")+"\n"+call("2")+"\n", running("0"))
 }

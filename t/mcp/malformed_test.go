@@ -152,3 +152,34 @@ func TestOddRequestIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestReusedRunningID: a request reusing the id of a call still running
+// (sent before its answer came) used to be dropped by the SDK without an
+// answer. Now every request gets exactly one answer: its result, or -32600
+// "still running" when the filter saw the id in use. The reused ids here
+// come in the same write as the call, so most are refused; which ones
+// depends on how fast the call is answered, never whether each is
+// answered.
+func TestReusedRunningID(t *testing.T) {
+	p := newProject(t)
+	lines := []string{initializeLine("2025-06-18"), initializedLine, createLine("1", "running")}
+	for range 5 {
+		lines = append(lines, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	}
+	lines = append(lines, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	got := serveLines(t, p, lines...)
+	if len(got["1"]) != 6 {
+		t.Errorf("id 1: %d answers, want 6 (one per request)", len(got["1"]))
+	}
+	for _, a := range got["1"] {
+		if a.Result == nil && (a.Error == nil || a.Error.Code != -32600 || !strings.Contains(a.Error.Message, "still running")) {
+			t.Errorf("id 1: %+v, want a result or -32600 still running", a)
+		}
+	}
+	if !only(got["2"], true) || !only(got["0"], true) {
+		t.Errorf("ids 0 and 2: %+v %+v, want one result each", got["0"], got["2"])
+	}
+	if n := len(taskFiles(t, p.root)); n != 1 {
+		t.Errorf("%d tasks, want 1", n)
+	}
+}
