@@ -26,7 +26,7 @@ type drain struct {
 	pending map[string]bool // ids of the calls not answered yet
 	// running: ids of the calls lineFilter passed on that have no response
 	// written yet, cancelled or not; a new call may not reuse one (see
-	// lineFilter.checkRunning).
+	// idRunning in parse_errors.go).
 	running map[string]bool
 	done    *sync.Cond
 	in, out []byte // partial lines

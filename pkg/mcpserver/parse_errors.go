@@ -263,7 +263,8 @@ const maxExactID = 1 << 53
 //     and nothing of the batch is passed on;
 //   - under 2024-11-05 and 2025-03-26 (or before initialize) a request
 //     whose id an earlier request of a batch already used gets -32600
-//     (batchIDReused); the other requests are passed on as one batch (its
+//     (batchIDReused), one whose id a call still running uses -32600
+//     (idRunning); the other requests are passed on as one batch (its
 //     answers come back as an array), and the notifications and responses
 //     each on its own line, those before the batch's first request before
 //     it, the others after it. A batch left with no request is no batch.
