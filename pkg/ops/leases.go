@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/claim"
+	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/project"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/store"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
@@ -71,6 +72,59 @@ func (o *Ops) DeclarePaths(it *task.CreateItem, globs []string) error {
 	}
 	it.Metadata[store.PathsKey] = jsontext.Value(data)
 	return nil
+}
+
+// declaredPathsOf checks and cleans the metadata.paths a create item or
+// an update sets (docs/leases.md): an array of lease globs under the rules
+// of task-create --paths (claim.CleanGlobs: relative to the checkout's
+// top, an absolute path inside it made relative, no "." or ".."
+// component, not the whole checkout, at most 64), written back cleaned.
+// An empty array declares no paths; null (an update removing the key) is
+// left to the store. Errors: validation_error naming metadata.paths.
+func (o *Ops) declaredPathsOf(p *Project, md task.Metadata) error {
+	raw, ok := md[store.PathsKey]
+	if !ok || raw.Kind() == 'n' {
+		return nil
+	}
+	var globs []string
+	if raw.Kind() != '[' || json.Unmarshal(raw, &globs) != nil {
+		return errcode.Field(errcode.ValidationError, "metadata."+store.PathsKey, "must be an array of lease globs such as [\"src/api/**\"], got %s (docs/leases.md)", cutValue(raw))
+	}
+	paths, err := claim.CleanGlobs(globs, globTop(o.checkout(), p), p.Root)
+	if err != nil {
+		e := errcode.As(err)
+		return errcode.Field(e.Code, "metadata."+store.PathsKey, "%s", strings.TrimPrefix(e.Message, "paths: "))
+	}
+	data, err := json.Marshal(paths)
+	if err != nil {
+		return err
+	}
+	md[store.PathsKey] = jsontext.Value(data)
+	return nil
+}
+
+// cutValue is a JSON value for a message: at most 60 bytes.
+func cutValue(v jsontext.Value) string {
+	if len(v) <= 60 {
+		return string(v)
+	}
+	return strings.ToValidUTF8(string(v[:60]), "") + "…"
+}
+
+// checkDeclaredPaths applies declaredPathsOf to every item of a create
+// request: an item whose metadata.paths is refused fails alone, as any
+// item's validation error (moved from Items to Errors).
+func (o *Ops) checkDeclaredPaths(p *Project, req *task.CreateRequest) {
+	keep, index := req.Items[:0], req.Index[:0]
+	for i, it := range req.Items {
+		if err := o.declaredPathsOf(p, it.Metadata); err != nil {
+			e := errcode.As(err)
+			req.Errors = append(req.Errors, task.ItemError{Index: req.Index[i], Error: e.Code, Message: e.Message})
+			continue
+		}
+		keep, index = append(keep, it), append(index, req.Index[i])
+	}
+	req.Items, req.Index = keep, index
 }
 
 // worktreeStores reports the linked worktrees of the project's repository

@@ -28,6 +28,7 @@ func (o *Ops) Create(req *task.CreateRequest) (*store.CreateResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.checkDeclaredPaths(p, req)
 	res, err := p.Store.Create(req)
 	if err != nil {
 		return nil, err
@@ -101,6 +102,9 @@ func (o *Ops) GetHandle(id string, history bool) (*contract.TaskAnswer, error) {
 func (o *Ops) Update(req *task.UpdateRequest) (*contract.TaskAnswer, error) {
 	p, err := o.Project()
 	if err != nil {
+		return nil, err
+	}
+	if err := o.declaredPathsOf(p, req.Metadata); err != nil {
 		return nil, err
 	}
 	t, changed, err := p.Store.Update(req)
