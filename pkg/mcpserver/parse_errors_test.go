@@ -92,20 +92,7 @@ func TestLineFilterBatches(t *testing.T) {
 			refused("1") + refused(`"1"`),
 		},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			var answers bytes.Buffer
-			f := &lineFilter{r: strings.NewReader(c.in), w: &lockedWriter{w: &answers}, d: newDrain()}
-			out, err := io.ReadAll(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(out) != c.out {
-				t.Errorf("passed on\n%s\nwant\n%s", out, c.out)
-			}
-			if answers.String() != c.answers {
-				t.Errorf("answers\n%s\nwant\n%s", answers.String(), c.answers)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { wantFiltered(t, c.in, c.out, c.answers) })
 	}
 }
 
@@ -143,20 +130,7 @@ func TestLineFilterBatchElements(t *testing.T) {
 		{"only invalid elements", `[42,{}]`, "", invalid("null") + invalid("null")},
 		{"too deep for a batch", `[` + deep + `,` + ping + `]`, `[` + ping + "]\n", invalid("3")},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			var answers bytes.Buffer
-			f := &lineFilter{r: strings.NewReader(c.in + "\n"), w: &lockedWriter{w: &answers}, d: newDrain()}
-			out, err := io.ReadAll(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(out) != c.out {
-				t.Errorf("passed on\n%s\nwant\n%s", out, c.out)
-			}
-			if answers.String() != c.answers {
-				t.Errorf("answers\n%s\nwant\n%s", answers.String(), c.answers)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { wantFiltered(t, c.in+"\n", c.out, c.answers) })
 	}
 }
 
@@ -298,4 +272,22 @@ func TestLineFilterRunningIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	step(call("1")+"\n"+call("2")+"\n"+call("0")+"\n", call("1")+"\n"+call("2")+"\n", running("0"))
+}
+
+// wantFiltered runs a fresh filter over in and checks what it passes on to
+// the SDK and what it answers itself.
+func wantFiltered(t *testing.T, in, out, answers string) {
+	t.Helper()
+	var got bytes.Buffer
+	f := &lineFilter{r: strings.NewReader(in), w: &lockedWriter{w: &got}, d: newDrain()}
+	passed, err := io.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(passed) != out {
+		t.Errorf("passed on\n%s\nwant\n%s", passed, out)
+	}
+	if got.String() != answers {
+		t.Errorf("answers\n%s\nwant\n%s", got.String(), answers)
+	}
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -91,15 +92,8 @@ func TestOddRequestIDs(t *testing.T) {
 	in.WriteString(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}` + "\n")
 	in.WriteString(`{"jsonrpc":"2.0","id":9007199254740992,"method":"tools/list"}` + "\n")
 	in.WriteString(`{"jsonrpc":"2.0","id":-9007199254740992,"method":"tools/list"}` + "\n")
-	c := p.command(p.root, "matrixx-mcp")
-	c.Stdin = strings.NewReader(in.String())
-	var stderr strings.Builder
-	c.Stderr = &stderr
 	start := time.Now()
-	out, err := c.Output()
-	if err != nil {
-		t.Fatalf("exit: %v; stderr: %s", err, stderr.String())
-	}
+	got := serveLines(t, p, strings.Split(strings.TrimSuffix(in.String(), "\n"), "\n")...)
 	// The drain waits a minute for a response it counted on; half of that
 	// tells a missing response from a slow machine.
 	if took := time.Since(start); took > 30*time.Second {
@@ -107,39 +101,19 @@ func TestOddRequestIDs(t *testing.T) {
 	}
 	rejected := map[string]bool{}
 	answered := map[string]bool{}
-	type answer struct {
-		ID     json.RawMessage `json:"id"`
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Code int `json:"code"`
-		} `json:"error"`
-	}
-	var all []answer
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		var batch []answer
-		if strings.HasPrefix(line, "[") {
-			if err := json.Unmarshal([]byte(line), &batch); err != nil {
-				t.Fatalf("not JSON from the server: %s", line)
+	for id, answers := range got {
+		for _, m := range answers {
+			switch {
+			case m.Error != nil && m.Error.Code == -32600:
+				rejected[id] = true
+			case m.Result != nil:
+				answered[id] = true
+			default:
+				t.Errorf("unexpected answer with id %s", id)
 			}
-		} else {
-			var m answer
-			if err := json.Unmarshal([]byte(line), &m); err != nil {
-				t.Fatalf("not JSON from the server: %s", line)
-			}
-			batch = []answer{m}
-		}
-		all = append(all, batch...)
-	}
-	for _, m := range all {
-		switch {
-		case m.Error != nil && m.Error.Code == -32600:
-			rejected[string(m.ID)] = true
-		case m.Result != nil:
-			answered[string(m.ID)] = true
-		default:
-			t.Errorf("unexpected answer with id %s", m.ID)
 		}
 	}
+	out := fmt.Sprint(got)
 	// The batch is refused whole under 2025-06-18 (TestBatches): 11 too.
 	for _, id := range append(odd, "2.5", "11") {
 		if !rejected[id] {
