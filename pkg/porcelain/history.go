@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/errcode"
 	"github.com/matrixx-dev/matrixx-tasks/pkg/history"
@@ -257,6 +258,17 @@ func (c *undoCmd) run(r *runner) error {
 		return err
 	}
 	fmt.Fprintf(r.stdout, "undid %s of %s %q (event %s)\n", res.Undone.Kind, v.h(res.Task.ID), clean(res.Task.Subject), shortID(res.Undone.ID))
+	if res.Undone.Kind == history.Created {
+		// Undoing a create deletes the task: its status is the one
+		// change made; its fields and dependencies stay as they were.
+		for _, ch := range res.Undone.Changes {
+			if ch.Field == "status" {
+				now, _ := jsontext.AppendQuote(nil, string(res.Task.Status))
+				fmt.Fprintf(r.stdout, "  %s\n", changeText(history.Updated, history.Change{Field: "status", Old: ch.New, New: now}))
+			}
+		}
+		return nil
+	}
 	for _, ch := range res.Undone.Changes {
 		if ch.Field == history.MetadataPrefix+"claim" || ch.Field == "threadID" {
 			continue
