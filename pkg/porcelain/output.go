@@ -294,6 +294,15 @@ func (t *table) write(w io.Writer, s style) {
 	for last > 0 && hidden[last] {
 		last--
 	}
+	// A line is cut to the width, never into its first column (the
+	// handle): a task must stay nameable on the narrowest terminal.
+	keep := 0
+	for i := range n {
+		if !hidden[i] {
+			keep = widths[i]
+			break
+		}
+	}
 	line := func(cells []cell, head bool) {
 		var b strings.Builder
 		plain := 0
@@ -323,7 +332,7 @@ func (t *table) write(w io.Writer, s style) {
 		}
 		out := b.String()
 		if s.width > 0 && plain > s.width && !s.color {
-			out = runewidth.Truncate(out, s.width, "")
+			out = runewidth.Truncate(out, max(s.width, keep), "")
 		}
 		fmt.Fprintln(w, strings.TrimRight(out, " "))
 	}
