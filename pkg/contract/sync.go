@@ -41,6 +41,10 @@ type SyncResult struct {
 //     blocker);
 //   - removed_vs_changed: one side removed the file (cleanup) and the other
 //     changed it: the changed record was kept;
+//   - removed_while_active: the remote removed a record that is pending or
+//     in_progress here, without a removed event in the task's history (not
+//     task-cleanup's removal): the local record was kept and pushed back
+//     (kept is its status);
 //   - unmergeable: a side is not a valid record; the local file was kept
 //     and the remote version saved under .matrixx/state/sync/ (task-doctor
 //     reports the file).

@@ -414,17 +414,25 @@ func (r *repo) mergeLocked(o *Options, res *contract.SyncResult, rtip string, tl
 		o.logf("refused %s from %s/%s: %s; nothing of it was written", f.Path, o.remote(), Branch, f.Reason)
 	}
 	res.Refused = append(res.Refused, refused...)
+	// A removal the remote brings is not always applied (keepRemoved).
+	kept, err := r.keepRemoved(res, bfiles, lfiles, rfiles, local)
+	if err != nil {
+		return "", "", err
+	}
 	var target, ttree string
 	var want files
 	contents := map[string][]byte{}
-	if mb == ltip && len(refused) == 0 {
+	if mb == ltip && len(refused) == 0 && !kept {
 		target, ttree, want = rtip, rtree, rfiles // fast-forward
 	} else {
 		// A merge commit (also in place of a fast-forward when files were
-		// refused): its tree holds what the store will hold, so the next
+		// refused or a removal was not applied as it came): its tree holds what the store will hold, so the next
 		// push replaces the refused files on the remote's branch.
 		want, err = r.merge3(o, res, bfiles, lfiles, rfiles, local, contents)
 		if err != nil {
+			return "", "", err
+		}
+		if err := r.recordRemovals(lfiles, want, local, contents); err != nil {
 			return "", "", err
 		}
 		if err := r.storeBlobs(contents); err != nil {

@@ -28,13 +28,14 @@ import (
 )
 
 var mains = map[string]func([]string, io.Reader, io.Writer, io.Writer) int{
-	"task-claim":  cli.TaskClaim,
-	"task-create": cli.TaskCreate,
-	"task-get":    cli.TaskGet,
-	"task-list":   cli.TaskList,
-	"task-update": cli.TaskUpdate,
-	"task-sync":   cli.TaskSync,
-	"plan":        cli.Plan,
+	"task-claim":   cli.TaskClaim,
+	"task-cleanup": cli.TaskCleanup,
+	"task-create":  cli.TaskCreate,
+	"task-get":     cli.TaskGet,
+	"task-list":    cli.TaskList,
+	"task-update":  cli.TaskUpdate,
+	"task-sync":    cli.TaskSync,
+	"plan":         cli.Plan,
 }
 
 var binDir string
