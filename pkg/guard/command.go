@@ -175,13 +175,9 @@ func (s *shell) call(argv []string, in input) {
 		s.emit(echoText(args))
 		known = true
 	case "printf":
-		if len(args) >= 2 && args[0] == "-v" {
+		if v, rest, ok := printfVar(args); ok {
 			// printf -v NAME FORMAT …: the output goes to a variable.
-			if t, ok := printfText(args[2:]); ok {
-				s.set(args[1], []string{t})
-			} else {
-				s.set(args[1], []string{string(unknown)})
-			}
+			s.printfVar(v, rest)
 			known = true
 			break
 		}
@@ -461,35 +457,36 @@ func echoText(args []string) string {
 	return t
 }
 
-// printfText is printf's output for the simple cases: a format without
-// conversions, or "%s" and "%s\n" applied to the arguments.
+// printfText is printf's output when the guard knows all of it.
 func printfText(args []string) (string, bool) {
-	if len(args) == 0 || args[0] == "-v" {
-		return "", len(args) > 0
+	if len(args) > 0 && args[0] == "-v" {
+		return "", true // printf -v with no name: an error, no output
 	}
-	if args[0] == "--" {
-		args = args[1:]
-		if len(args) == 0 {
-			return "", false
-		}
+	t, ok := printfOut(args)
+	if !ok || strings.IndexByte(t, unknown) >= 0 {
+		return "", false
 	}
-	f := args[0]
-	switch {
-	case strings.IndexByte(f, '%') < 0:
-		return printfEscapes(f), true
-	case f == "%s":
-		return strings.Join(args[1:], ""), true
-	case f == `%s\n`:
-		return strings.Join(args[1:], "\n") + "\n", true
-	}
-	return "", false
+	return t, true
 }
 
-func printfEscapes(f string) string {
-	if strings.IndexByte(f, '\\') < 0 {
-		return f
+// printfVar sets the variable of printf -v NAME FORMAT ARGS… to the text
+// printf builds (its unknown parts, if any, stay unknown); when the
+// format is not known, to an unknown value and the guarded paths the
+// arguments name, as read does with what stdin may hold.
+func (s *shell) printfVar(name string, args []string) {
+	if t, ok := printfOut(args); ok {
+		s.e.charge(0, len(t))
+		s.set(name, []string{t})
+		return
 	}
-	return ansiC(f)
+	vals := []string{string(unknown)}
+	wide := len(s.e.extra) > 0 || s.cwdStore() != outside
+	for _, a := range args {
+		if p, ok := s.guardedArg(a, wide); ok && len(vals) < maxFields {
+			vals = append(vals, p)
+		}
+	}
+	s.set(name, vals)
 }
 
 // pathText is the output of realpath, readlink, dirname and basename.
