@@ -112,6 +112,12 @@ func (r *Runner) Run(mode Mode, stdin io.Reader) (status int) {
 	defer dr.stop()
 	sc := newScan(dr, MaxString)
 	ev, err := Decode(sc)
+	if err != nil && (mode == Guard || mode == Dispatch) {
+		// The decoder stopped before the end (a value nested deeper than
+		// it reads, a syntax error): the guard's fail-closed rule looks at
+		// the raw bytes, so it sees the rest of the event too.
+		sc.drain()
+	}
 	r.log.at(ev)
 	for _, p := range ev.Problems {
 		r.log.Printf("dispatch", "event: %s", p)

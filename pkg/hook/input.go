@@ -210,6 +210,25 @@ func (s *scan) Read(p []byte) (int, error) {
 	}
 }
 
+// drain reads the rest of the raw event only to look at it, until its
+// end, a read error (the deadline) or until look has nothing left to
+// find. It is for an event the decoder gave up on: the fail-closed rule
+// then judges all of its bytes, not only those read before the decoder
+// stopped.
+func (s *scan) drain() {
+	buf := s.buf[:cap(s.buf)]
+	for !(s.GuardedPlans && s.Guarded && s.PreToolUse) {
+		n, err := s.r.Read(buf)
+		if n > 0 {
+			s.Total += int64(n)
+			s.look(buf[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
 // look updates Guarded and PreToolUse from one raw chunk.
 func (s *scan) look(raw []byte) {
 	if s.GuardedPlans && s.Guarded && s.PreToolUse {
