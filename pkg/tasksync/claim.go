@@ -3,6 +3,7 @@ package tasksync
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -105,4 +106,30 @@ func readTask(path string) (*task.Task, error) {
 		return nil, errcode.Wrap(errcode.TaskCorrupt, err, "%s", filepath.Base(path))
 	}
 	return t, nil
+}
+
+// claimBeyondLease says why the claim of t, a record from the remote, may
+// not come into the store ("" when it may): its expiresAt lies further
+// ahead than any lease the toolkit grants, task.MaxLease, plus
+// MaxClockSkew, counted from now (this machine's clock) and from the
+// claim's renewedAt (claimedAt when never renewed). The bound is not
+// renewedAt + leaseMs: a renewal with a shorter lease keeps a later expiry
+// already granted (claim.Claim.Extend), so only the longest lease bounds
+// a claim the toolkit wrote. A claim without a lease is not bounded (a
+// person's claim that never expires).
+func claimBeyondLease(t *task.Task, now time.Time) string {
+	c := claim.Of(t)
+	exp, ok := c.Expiry()
+	if !ok {
+		return ""
+	}
+	span := task.MaxLease + MaxClockSkew
+	limit, from := now.Add(span), "now"
+	if r := c.Renewed(); !r.IsZero() && r.Add(span).Before(limit) {
+		limit, from = r.Add(span), "its renewedAt"
+	}
+	if exp.After(limit) {
+		return fmt.Sprintf("its claim's expiresAt %s is past %s + the longest lease (%s) + the clock skew allowed (%s): no claim the toolkit writes holds that long", claim.Stamp(exp), from, task.MaxLease, MaxClockSkew)
+	}
+	return ""
 }

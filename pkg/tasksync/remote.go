@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/matrixx-dev/matrixx-tasks/pkg/contract"
@@ -23,8 +24,9 @@ import (
 // stdin: a regular file (mode 100644 or 100755, not a symbolic link or a
 // submodule), its size (read from git before the content) within the cap
 // (store.MaxRecordBytes for a record, plan.MaxBytes for a plan), a record
-// that satisfies the strict schema (task.DecodeRecord) and whose id is its
-// file name, a plan that is UTF-8 text without NUL bytes. A refused file
+// that satisfies the strict schema (task.DecodeRecord), whose id is its
+// file name and whose claim does not outlast the longest lease
+// (claimBeyondLease), a plan that is UTF-8 text without NUL bytes. A refused file
 // is taken out of the listing: it is replaced by the local tree's version,
 // or left out when the local tree has none, so nothing of it is written
 // and local work stays. The refusals are returned, sorted by path.
@@ -148,7 +150,7 @@ func (r *repo) checkRemote(p, oid string, info blobInfo) string {
 	if want := strings.TrimSuffix(filepath.Base(p), ".json"); t.ID != want {
 		return fmt.Sprintf("the record's id %s is not its file name's %s", t.ID, want)
 	}
-	return ""
+	return claimBeyondLease(t, time.Now())
 }
 
 // shorten cuts a reason to at most 300 bytes (on a character boundary).
