@@ -21,13 +21,7 @@ import (
 func TestRemoteClaimBeyondLease(t *testing.T) {
 	bare, ms := newMachines(t, 1)
 	b := ms[0]
-	var created struct {
-		Tasks []struct {
-			ID string `json:"id"`
-		} `json:"tasks"`
-	}
-	b.must(&created, "", "task-create", "-s", "shared work")
-	id := created.Tasks[0].ID
+	id := b.create("shared work")
 	b.sync()
 
 	evil := filepath.Join(t.TempDir(), "evil")

@@ -24,13 +24,7 @@ func TestGitMergeDriver(t *testing.T) {
 	os.WriteFile(filepath.Join(m.dir, ".gitignore"), []byte(".matrixx/state/\n.matrixx/tasks/.*\n"), 0o644)
 	ids := make([]string, 4)
 	for i := range ids {
-		var c struct {
-			Tasks []struct {
-				ID string `json:"id"`
-			} `json:"tasks"`
-		}
-		m.must(&c, "", "task-create", "-s", "t"+string(rune('0'+i)))
-		ids[i] = c.Tasks[0].ID
+		ids[i] = m.create("t" + string(rune('0'+i)))
 	}
 	id, b0, b1, b2 := ids[0], ids[1], ids[2], ids[3]
 	m.must(nil, "", "task-update", id, "--add-blocked-by", b0, "--metadata", `{"k":1}`)

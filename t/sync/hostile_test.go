@@ -44,17 +44,10 @@ func gitIn(t *testing.T, bare string, stdin []byte, args ...string) string {
 func TestHostileRemote(t *testing.T) {
 	bare, ms := newMachines(t, 2)
 	a, b := ms[0], ms[1]
-	var created struct {
-		Tasks []struct {
-			ID string `json:"id"`
-		} `json:"tasks"`
-	}
-	a.must(&created, "", "task-create", "-s", "shared")
-	shared := created.Tasks[0].ID
+	shared := a.create("shared")
 	a.sync()
 	b.sync()
-	b.must(&created, "", "task-create", "-s", "local work")
-	local := created.Tasks[0].ID
+	local := b.create("local work")
 	localBefore := b.files()["tasks/"+local+".json"]
 
 	tip := gitIn(t, bare, nil, "rev-parse", "refs/heads/matrixx-tasks")

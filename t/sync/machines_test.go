@@ -150,6 +150,21 @@ func (m *machine) run(stdin string, name string, args ...string) (string, int) {
 }
 
 // must runs a binary that has to succeed and decodes its answer into v.
+// create makes one task with task-create -s subject and returns its id.
+func (m *machine) create(subject string) string {
+	m.t.Helper()
+	var created struct {
+		Tasks []struct {
+			ID string `json:"id"`
+		} `json:"tasks"`
+	}
+	m.must(&created, "", "task-create", "-s", subject)
+	if len(created.Tasks) != 1 {
+		m.t.Fatalf("%s: task-create answered %+v", m.name, created)
+	}
+	return created.Tasks[0].ID
+}
+
 func (m *machine) must(v any, stdin, name string, args ...string) {
 	m.t.Helper()
 	out, code := m.run(stdin, name, args...)

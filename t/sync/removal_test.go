@@ -38,19 +38,10 @@ func removedEvents(evs []history.Event) (n int, commands []string) {
 func TestRemoteRemovals(t *testing.T) {
 	bare, ms := newMachines(t, 2)
 	a, b := ms[0], ms[1]
-	create := func(m *machine, subject string) string {
-		var created struct {
-			Tasks []struct {
-				ID string `json:"id"`
-			} `json:"tasks"`
-		}
-		m.must(&created, "", "task-create", "-s", subject)
-		return created.Tasks[0].ID
-	}
-	pending := create(b, "pending work")
-	active := create(b, "work in progress")
+	pending := b.create("pending work")
+	active := b.create("work in progress")
 	b.must(nil, "", "task-update", active, "--status", "in_progress", "--owner", "b")
-	done := create(b, "finished work")
+	done := b.create("finished work")
 	b.must(nil, "", "task-update", done, "--status", "completed")
 	b.sync()
 
