@@ -135,14 +135,28 @@ func ParseClaim(data []byte) (*ClaimDoc, time.Duration, error) {
 	return &d, lease, nil
 }
 
-// CheckOwner validates a claimant's owner name: not blank, printable text,
-// at most 256 bytes. Errors: validation_error on field owner.
+// CheckOwner validates a claimant's owner name: not blank, printable text
+// (no control characters: a newline or a tab in a name breaks every line
+// that shows it), at most 256 bytes. Errors: validation_error on field
+// owner.
 func CheckOwner(owner string) error {
 	if Blank(owner) {
 		return errcode.Field(errcode.ValidationError, "owner", "required: who claims the task (e.g. agent-3)")
 	}
+	return checkOwnerText(owner)
+}
+
+// checkOwnerText is CheckOwner less the blank rule: an owner given to
+// create or update ("" clears it there).
+func checkOwnerText(owner string) error {
 	if len(owner) > 256 {
 		return errcode.Field(errcode.ValidationError, "owner", "at most 256 bytes")
 	}
-	return checkText("owner", owner)
+	if err := checkText("owner", owner); err != nil {
+		return err
+	}
+	if i := strings.IndexFunc(owner, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
+		return errcode.Field(errcode.ValidationError, "owner", "must not contain control characters (byte %d)", i)
+	}
+	return nil
 }
