@@ -1,6 +1,7 @@
 package board
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -72,6 +73,11 @@ func (e *conflictError) Error() string { return e.msg }
 func (s *Server) action(w http.ResponseWriter, r *http.Request) {
 	var a Action
 	if err := json.UnmarshalRead(r.Body, &a, json.RejectUnknownMembers(true)); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			s.refuse(w, r, http.StatusRequestEntityTooLarge, string(errcode.InputTooLarge), fmt.Sprintf("an action body is at most %d bytes", tooLarge.Limit))
+			return
+		}
 		s.fail(w, r, errcode.New(errcode.InvalidArguments, "the action is not valid JSON: %v", err))
 		return
 	}

@@ -498,6 +498,11 @@ func TestBoardRefusesBadIDs(t *testing.T) {
 			t.Errorf("%s with a path as blocker: %d %v, want 400 invalid_task_id", op, code, doc)
 		}
 	}
+	// A body over the 1 MiB cap is 413 input_too_large, not a JSON error.
+	big := `{"op":"edit","id":"` + id + `","v":"` + v + `","subject":"` + strings.Repeat("x", 1<<20) + `"}`
+	if code, _, doc := b.request(t, "POST", "/api/action", big, b.auth(nil)); code != 413 || doc["error"] != "input_too_large" {
+		t.Errorf("a 1 MiB action: %d %v, want 413 input_too_large", code, doc)
+	}
 	if after := p.get(id); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Fatalf("a refused request changed the task: %v", after)
 	}
