@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-json-experiment/json"
-
 	"github.com/matrixx-dev/matrixx-tasks/pkg/task"
 )
 
@@ -38,26 +36,20 @@ func TestRemoteClaimBeyondLease(t *testing.T) {
 	git(t, evil, "-c", "user.name=e", "-c", "user.email=e@e", "commit", "-qam", "squat")
 	git(t, evil, "push", "-q", "origin", "HEAD:matrixx-tasks")
 
-	out, code := b.run("", "task-sync")
-	if code != 0 {
-		t.Fatalf("task-sync exited %d: %s", code, out)
-	}
 	var ans struct {
 		Refused []struct {
 			Path   string `json:"path"`
 			Reason string `json:"reason"`
 		} `json:"refused"`
 	}
-	if err := json.Unmarshal([]byte(out), &ans); err != nil {
-		t.Fatalf("task-sync answered %q: %v", out, err)
-	}
+	b.must(&ans, "", "task-sync")
 	if len(ans.Refused) != 1 || ans.Refused[0].Path != "tasks/"+id+".json" || !strings.Contains(ans.Refused[0].Reason, "expiresAt") {
-		t.Fatalf("the record with a claim until 2036 was not refused: %s", out)
+		t.Fatalf("the record with a claim until 2036 was not refused: %+v", ans)
 	}
 	if strings.Contains(b.files()["tasks/"+id+".json"], "squatter") {
 		t.Fatalf("the forged claim reached the store")
 	}
-	out, code = b.run("", "task-claim", id, "--owner", "b", "--lease", "10m", "--remote")
+	out, code := b.run("", "task-claim", id, "--owner", "b", "--lease", "10m", "--remote")
 	if code != 0 {
 		t.Fatalf("task-claim --remote after the refused claim exited %d: %s", code, out)
 	}
