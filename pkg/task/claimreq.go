@@ -146,8 +146,20 @@ func CheckOwner(owner string) error {
 	return checkOwnerText(owner)
 }
 
-// checkOwnerText is CheckOwner less the blank rule: an owner given to
-// create or update ("" clears it there).
+// checkSetOwner checks an owner a create or an update sets: "" is no
+// owner; any other is a name under a claim's rule (CheckOwner), a blank
+// one refused with the hint none on how to give no owner.
+func checkSetOwner(owner, none string) error {
+	if owner == "" {
+		return nil
+	}
+	if Blank(owner) {
+		return errcode.Field(errcode.ValidationError, "owner", "must not be blank (%s)", none)
+	}
+	return checkOwnerText(owner)
+}
+
+// checkOwnerText is CheckOwner less the blank rule.
 func checkOwnerText(owner string) error {
 	if len(owner) > 256 {
 		return errcode.Field(errcode.ValidationError, "owner", "at most 256 bytes")

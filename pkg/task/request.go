@@ -208,15 +208,8 @@ func (it *CreateItem) Validate() error {
 			return err
 		}
 	}
-	// An owner is a name: blank ones and control characters are refused,
-	// as a claim refuses them ("" is no owner).
-	if it.Owner != "" {
-		if Blank(it.Owner) {
-			return errcode.Field(errcode.ValidationError, "owner", "must not be blank (leave it out for no owner)")
-		}
-		if err := checkOwnerText(it.Owner); err != nil {
-			return err
-		}
+	if err := checkSetOwner(it.Owner, "leave it out for no owner"); err != nil {
+		return err
 	}
 	var err error
 	if it.Blocks, err = checkRefsOrIDs("blocks", it.Blocks); err != nil {
@@ -375,12 +368,8 @@ func (r *UpdateRequest) Validate() error {
 			}
 		}
 	}
-	// An owner is a name, as in a claim; "" removes it.
-	if r.Owner != nil && *r.Owner != "" {
-		if Blank(*r.Owner) {
-			return errcode.Field(errcode.ValidationError, "owner", `must not be blank ("" removes the owner)`)
-		}
-		if err := checkOwnerText(*r.Owner); err != nil {
+	if r.Owner != nil {
+		if err := checkSetOwner(*r.Owner, `"" removes the owner`); err != nil {
 			return err
 		}
 	}
