@@ -1289,15 +1289,17 @@ func (tx *txn) indexedChildren(ix *readyIndex, id string, first bool) ([]string,
 	var kids []string
 	for _, c := range named {
 		ct, err := tx.s.Get(c)
-		if err == nil && ct != nil && ct.ParentID == id && c != id && ct.Status.Active() {
-			kids = append(kids, c)
-			if first {
-				break
+		if err == nil && ct != nil && ct.ParentID == id {
+			if c == id {
+				continue // its own parent: not a subtask, and its line is right
 			}
-			continue
-		}
-		if c == id && err == nil && ct != nil && ct.ParentID == id {
-			continue // its own parent: not a subtask, and its line is right
+			if ct.Status.Active() {
+				kids = append(kids, c)
+				if first {
+					break
+				}
+				continue
+			}
 		}
 		ix.suspect = true
 		switch {
@@ -1330,7 +1332,7 @@ func (tx *txn) activeChildren(id string) ([]string, error) {
 			return kids, nil
 		}
 	}
-	snap, err := tx.s.Scan(ScanOptions{ListFields: true, KeepMeta: claim.Key})
+	snap, err := tx.s.Scan(ScanOptions{ListFields: true})
 	if err != nil {
 		return nil, err
 	}
