@@ -10,9 +10,11 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	// The SDK's own JSON decoder, to decode initialize params as it does.
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	// The SDK's own JSON decoder, to decode initialize params as it does.
 	sdkjson "github.com/segmentio/encoding/json"
+
+	"github.com/matrixx-dev/matrixx-tasks/pkg/input"
 )
 
 // The SDK's stdio transport ends the session at the first line it cannot
@@ -209,23 +211,33 @@ const badIDMessage = "Invalid Request: the id must be a string or an integer bet
 // badID reports whether m is a request (it has a method) whose id is a
 // number the SDK cannot echo as sent, and returns that id.
 func badID(m []byte) (json.RawMessage, bool) {
+	id, request := idOf(m)
+	if !request || len(id) == 0 {
+		return nil, false
+	}
+	switch c := id[0]; {
+	case c == '"' || c == 'n':
+		return nil, false // a string, or null
+	case c == '-' || c >= '0' && c <= '9':
+		if plainInt(string(id)) {
+			return nil, false
+		}
+		return id, true
+	}
+	return nil, false // not a JSON-RPC id: DecodeMessage refuses it first
+}
+
+// idOf returns m's id as sent (nil when it has none) and whether m is a
+// request (it has a method).
+func idOf(m []byte) (json.RawMessage, bool) {
 	var v struct {
 		ID     json.RawMessage `json:"id"`
 		Method *string         `json:"method"`
 	}
-	if json.Unmarshal(m, &v) != nil || v.Method == nil || len(v.ID) == 0 {
+	if json.Unmarshal(m, &v) != nil {
 		return nil, false
 	}
-	switch c := v.ID[0]; {
-	case c == '"' || c == 'n':
-		return nil, false // a string, or null
-	case c == '-' || c >= '0' && c <= '9':
-		if plainInt(string(v.ID)) {
-			return nil, false
-		}
-		return v.ID, true
-	}
-	return nil, false // not a JSON-RPC id: DecodeMessage refuses it first
+	return v.ID, v.Method != nil
 }
 
 // plainInt reports whether s is an integer written without a fraction or
@@ -342,7 +354,7 @@ func (f *lineFilter) checkBatch(msg []byte) {
 	var before, after [][]byte // the notifications and responses
 	var calls []json.RawMessage
 	for _, m := range batch {
-		if _, err := jsonrpc.DecodeMessage(m); err != nil || nesting(m) >= maxBatchNesting {
+		if _, err := jsonrpc.DecodeMessage(m); err != nil || input.CheckDepth(m, maxBatchNesting-1) != nil {
 			f.answer(requestID(m), jsonrpc.CodeInvalidRequest, elementInvalid)
 			continue
 		}
@@ -394,38 +406,12 @@ func (f *lineFilter) checkBatch(msg []byte) {
 // would make the batch too deep once inside it.
 const maxBatchNesting = 1000
 
-// nesting is how deep the arrays and objects of m, valid JSON, nest.
-func nesting(m []byte) int {
-	depth, most := 0, 0
-	inString, escaped := false, false
-	for _, b := range m {
-		switch {
-		case escaped:
-			escaped = false
-		case inString && b == '\\':
-			escaped = true
-		case b == '"':
-			inString = !inString
-		case inString:
-		case b == '{' || b == '[':
-			depth++
-			most = max(most, depth)
-		case b == '}' || b == ']':
-			depth--
-		}
-	}
-	return most
-}
-
 // callID returns the id of m when m is a request that expects an answer
 // (it has a method and a string or number id).
 func callID(m []byte) (json.RawMessage, bool) {
-	var v struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-	}
-	if json.Unmarshal(m, &v) != nil || v.Method == nil || len(v.ID) == 0 || string(v.ID) == "null" {
+	id, request := idOf(m)
+	if !request || len(id) == 0 || string(id) == "null" {
 		return nil, false
 	}
-	return v.ID, true
+	return id, true
 }
