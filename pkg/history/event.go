@@ -20,6 +20,8 @@ package history
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"os"
+	osuser "os/user"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -111,4 +113,22 @@ type Event struct {
 func Sum(data []byte) string {
 	h := sha256.Sum256(data)
 	return hex.EncodeToString(h[:16])
+}
+
+// Here is the actor of this process without a session or owner: the host
+// name and the operating system's user ($USER, else $LOGNAME, else the
+// name of the process's user id in the password database: containers and
+// CI often set neither variable).
+func Here(getenv func(string) string) Actor {
+	host, _ := os.Hostname()
+	user := getenv("USER")
+	if user == "" {
+		user = getenv("LOGNAME")
+	}
+	if user == "" {
+		if u, err := osuser.Current(); err == nil {
+			user = u.Username
+		}
+	}
+	return Actor{Host: host, User: user}
 }

@@ -86,8 +86,7 @@ func (r *Runner) project(ev *Event) (*proj, error) {
 	st.ListIndex = store.ListIndexFor(r.integrityHome(root), integrity.ProjectHome(root), layout.Dir, r.Env.Getenv("MATRIXX_NO_LIST_INDEX") == "1")
 	st.History = history.Open(layout.Dir)
 	st.History.Command = "matrixx-hook"
-	st.History.By.Host, _ = os.Hostname()
-	st.History.By.User = r.Env.Getenv("USER")
+	st.History.By = history.Here(r.Env.Getenv)
 	st.History.Now = r.Now
 	if !r.off() && !cfg.HookDisabled(NameIntegrity) {
 		// The hooks' own store writes (lease renewals) are recorded like

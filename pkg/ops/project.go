@@ -2,8 +2,6 @@ package ops
 
 import (
 	"io"
-	"os"
-	osuser "os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -117,24 +115,14 @@ func (o *Ops) Project() (*Project, error) {
 
 // actor is who this process's changes are recorded as in the history
 // (docs/history.md): the session (none for "no-session"), the host name
-// and the operating system's user ($USER, else $LOGNAME, else the name
-// of the process's user id in the password database: containers and CI
-// often set neither variable).
+// and the operating system's user (history.Here).
 func actor(session string, getenv func(string) string) history.Actor {
 	if session == project.NoSession {
 		session = ""
 	}
-	host, _ := os.Hostname()
-	user := getenv("USER")
-	if user == "" {
-		user = getenv("LOGNAME")
-	}
-	if user == "" {
-		if u, err := osuser.Current(); err == nil {
-			user = u.Username
-		}
-	}
-	return history.Actor{Session: session, Host: host, User: user}
+	a := history.Here(getenv)
+	a.Session = session
+	return a
 }
 
 // checkSession refuses a session id (the threadID to stamp) that is not

@@ -2,7 +2,6 @@ package tasksync
 
 import (
 	"os"
-	osuser "os/user"
 	"slices"
 	"strings"
 	"time"
@@ -87,13 +86,7 @@ func (r *repo) keepRemoved(res *contract.SyncResult, base, ours, theirs files, l
 // new history goes into want and contents, so it is written here and
 // pushed with the merge.
 func (r *repo) recordRemovals(have, want files, local, contents map[string][]byte) error {
-	var by history.Actor
-	by.Host, _ = os.Hostname()
-	if by.User = os.Getenv("USER"); by.User == "" {
-		if u, err := osuser.Current(); err == nil {
-			by.User = u.Username
-		}
-	}
+	by := history.Here(os.Getenv)
 	for p := range have {
 		if _, ok := want[p]; ok || !strings.HasPrefix(p, "tasks/") {
 			continue
